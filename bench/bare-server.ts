@@ -22,7 +22,12 @@ import { Pool } from 'undici';
 
 const [mode, file, type] = process.argv.slice(2);
 /** What dashplane's onRequest hook sets on every answer (src/api/app.ts). */
-const dashplaneHeaders = () => ({ 'x-request-id': randomUUID(), 'x-dashplane-version': '0.1.0', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+const dashplaneHeaders = () => ({
+  'x-request-id': randomUUID(),
+  'x-dashplane-version': '0.1.0',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+});
 let handler: (req: IncomingMessage, res: ServerResponse) => void;
 if (mode === 'static' || mode === 'static-like') {
   const bytes = readFileSync(file);
@@ -59,19 +64,30 @@ if (mode === 'static' || mode === 'static-like') {
   const like = mode === 'proxy-like';
   handler = (req, res) => {
     const { host: _h, connection: _c, ...headers } = req.headers;
-    upstream.request({ method: req.method as 'GET', path: req.url!, headers, body: req.method === 'GET' || req.method === 'HEAD' ? null : req }).then(
-      (up) => {
-        const own = like ? { ...dashplaneHeaders(), 'content-security-policy': 'sandbox', 'cross-origin-resource-policy': 'same-origin', 'x-dashplane-cache': 'miss' } : {};
-        res.writeHead(up.statusCode, { ...(up.headers as Record<string, string>), ...own });
-        up.body.pipe(res);
-      },
-      () => {
-        res.writeHead(502).end();
-      },
-    );
+    upstream
+      .request({ method: req.method as 'GET', path: req.url!, headers, body: req.method === 'GET' || req.method === 'HEAD' ? null : req })
+      .then(
+        (up) => {
+          const own = like
+            ? {
+                ...dashplaneHeaders(),
+                'content-security-policy': 'sandbox',
+                'cross-origin-resource-policy': 'same-origin',
+                'x-dashplane-cache': 'miss',
+              }
+            : {};
+          res.writeHead(up.statusCode, { ...(up.headers as Record<string, string>), ...own });
+          up.body.pipe(res);
+        },
+        () => {
+          res.writeHead(502).end();
+        },
+      );
   };
 } else {
-  console.error('usage: bare-server static[-like] FILE CONTENT-TYPE | echo-json | fastify-static FILE CONTENT-TYPE | proxy[-like] UPSTREAM-URL');
+  console.error(
+    'usage: bare-server static[-like] FILE CONTENT-TYPE | echo-json | fastify-static FILE CONTENT-TYPE | proxy[-like] UPSTREAM-URL',
+  );
   process.exit(2);
 }
 if (mode !== 'fastify-static') {

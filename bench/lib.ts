@@ -74,28 +74,40 @@ function stopper(child: ChildProcess): () => Promise<void> {
  * package directory (a figure of an earlier commit, for a before-and-after comparison).
  */
 let serverCount = 0;
-export async function startDashplane(opts: { dir: string; env?: Record<string, string>; nodeArgs?: string[]; timeoutMs?: number; root?: string }): Promise<Child> {
+export async function startDashplane(opts: {
+  dir: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  timeoutMs?: number;
+  root?: string;
+}): Promise<Child> {
   const port = await freePort();
   const log = join(opts.dir, `server-${++serverCount}.log`);
   const fd = openSync(log, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(opts.root ?? PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`], {
-    cwd: opts.dir,
-    env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(opts.dir, 'data'), ...(opts.env ?? {}) },
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), join(opts.root ?? PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--listen', `127.0.0.1:${port}`],
+    {
+      cwd: opts.dir,
+      env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(opts.dir, 'data'), ...(opts.env ?? {}) },
+      stdio: ['ignore', fd, fd],
+    },
+  );
   closeSync(fd);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`dashplane exited (${child.exitCode}) before it was ready:\n${readFileSync(log, 'utf8').slice(-4000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`dashplane exited (${child.exitCode}) before it was ready:\n${readFileSync(log, 'utf8').slice(-4000)}`);
     try {
       const r = await fetch(`${url}/api/v1/health`);
       if (r.status === 200) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`dashplane was not ready within ${opts.timeoutMs ?? 60_000} ms:\n${readFileSync(log, 'utf8').slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`dashplane was not ready within ${opts.timeoutMs ?? 60_000} ms:\n${readFileSync(log, 'utf8').slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 5));
   }
   const startMs = performance.now() - started;
@@ -120,7 +132,13 @@ export async function startScript(script: string, args: string[]): Promise<Child
     });
     child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
   });
-  return { child, url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, rss: () => rssOf(child.pid!), stop: stopper(child) };
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    startMs: performance.now() - started,
+    rss: () => rssOf(child.pid!),
+    stop: stopper(child),
+  };
 }
 
 export interface LoadResult {
@@ -164,7 +182,9 @@ export async function autocannon(o: {
   if (o.idReplacement) args.push('-I');
   args.push(...(Array.isArray(o.url) ? o.url : [o.url]));
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'autocannon', 'autocannon.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'autocannon', 'autocannon.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (text += b.toString()));
@@ -172,7 +192,13 @@ export async function autocannon(o: {
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`autocannon exited ${code}: ${err}`))));
   });
-  const j = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number; average: number }; non2xx: number; errors: number; duration: number };
+  const j = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number; average: number };
+    non2xx: number;
+    errors: number;
+    duration: number;
+  };
   const cpuUs = o.pid === undefined ? undefined : ((cpuMsOf(o.pid) - cpuBefore) * 1000) / j.requests.total;
   return {
     rps: j.requests.average,
@@ -192,7 +218,13 @@ export function assertClean(what: string, r: LoadResult): void {
 }
 
 /** JSON request against a server; throws on a non-2xx status. */
-export async function api<T = unknown>(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+export async function api<T = unknown>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
   const r = await fetch(url + path, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -205,7 +237,10 @@ export async function api<T = unknown>(url: string, method: string, path: string
 
 /** Logs in as the bootstrap admin of AUTH_ENV; returns the Authorization header. */
 export async function adminAuth(url: string): Promise<Record<string, string>> {
-  const t = await api<{ access_token: string }>(url, 'POST', '/api/auth/providers/native/login', { login: 'admin', password: AUTH_ENV.DASHPLANE_ADMIN_PASSWORD });
+  const t = await api<{ access_token: string }>(url, 'POST', '/api/auth/providers/native/login', {
+    login: 'admin',
+    password: AUTH_ENV.DASHPLANE_ADMIN_PASSWORD,
+  });
   return { authorization: `Bearer ${t.access_token}` };
 }
 
@@ -213,7 +248,11 @@ export async function adminAuth(url: string): Promise<Record<string, string>> {
  * A valid dashboard of about `kb` kilobytes of JSON: Prometheus time-series panels in a grid.
  * `name` may contain autocannon's "[<id>]" placeholder.
  */
-export function dashboard(name: string, project: string, kb = 10): { kind: string; metadata: { name: string; project: string }; spec: unknown } {
+export function dashboard(
+  name: string,
+  project: string,
+  kb = 10,
+): { kind: string; metadata: { name: string; project: string }; spec: unknown } {
   const count = Math.max(1, Math.round((kb * 1024) / 520));
   const panels: Record<string, unknown> = {};
   const items: unknown[] = [];
@@ -226,14 +265,26 @@ export function dashboard(name: string, project: string, kb = 10): { kind: strin
         queries: [
           {
             kind: 'TimeSeriesQuery',
-            spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`, seriesNameFormat: '{{code}}' } } },
+            spec: {
+              plugin: {
+                kind: 'PrometheusTimeSeriesQuery',
+                spec: {
+                  query: `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`,
+                  seriesNameFormat: '{{code}}',
+                },
+              },
+            },
           },
         ],
       },
     };
     items.push({ x: (p % 2) * 12, y: Math.floor(p / 2) * 8, width: 12, height: 8, content: { $ref: `#/spec/panels/panel${p}` } });
   }
-  return { kind: 'Dashboard', metadata: { name, project }, spec: { display: { name: `Dashboard ${name}` }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }] } };
+  return {
+    kind: 'Dashboard',
+    metadata: { name, project },
+    spec: { display: { name: `Dashboard ${name}` }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }] },
+  };
 }
 
 /** Runs `fn` on up to `inFlight` items at a time. */
@@ -263,7 +314,12 @@ export function median(values: readonly number[]): number {
  * connection, after `warmup` unmeasured ones; throws on a non-200. `url` may be a function
  * giving each request its own URL.
  */
-export async function sequentialLatency(url: string | (() => string), headers: Record<string, string>, n: number, warmup = Math.min(50, n)): Promise<number[]> {
+export async function sequentialLatency(
+  url: string | (() => string),
+  headers: Record<string, string>,
+  n: number,
+  warmup = Math.min(50, n),
+): Promise<number[]> {
   const { Agent, request } = await import('node:http');
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const next = typeof url === 'string' ? () => url : url;
@@ -273,7 +329,9 @@ export async function sequentialLatency(url: string | (() => string), headers: R
       const target = next();
       const req = request(target, { agent, headers }, (res) => {
         res.on('data', () => undefined);
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET ${target} answered ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`GET ${target} answered ${res.statusCode}`)),
+        );
       });
       req.on('error', reject);
       req.end();
@@ -304,7 +362,12 @@ export interface Interleaved {
  * drift of the machine's speed during the benchmark touches both sides alike; the first run of
  * each has its warm-up (`warmupS` of the options), the others start warm.
  */
-export async function interleaved(rounds: number, ref: (warmupS: number) => Promise<LoadResult>, got: (warmupS: number) => Promise<LoadResult>, warmupS = 3): Promise<Interleaved> {
+export async function interleaved(
+  rounds: number,
+  ref: (warmupS: number) => Promise<LoadResult>,
+  got: (warmupS: number) => Promise<LoadResult>,
+  warmupS = 3,
+): Promise<Interleaved> {
   const out: Interleaved = { got: [], ref: [], ratios: [] };
   for (let i = 0; i < rounds; i++) {
     const r = await ref(i === 0 ? warmupS : 0);
@@ -317,7 +380,8 @@ export async function interleaved(rounds: number, ref: (warmupS: number) => Prom
 }
 
 /** "min-max" of figures, formatted as the report formats them. */
-export const range = (values: readonly number[], digits = 0) => `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+export const range = (values: readonly number[], digits = 0) =>
+  `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
 
 /** Figures measured earlier in this run, for benchmarks whose reference is another's figure (P8). */
 export const measured = new Map<string, number>();

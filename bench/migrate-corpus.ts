@@ -28,7 +28,11 @@ const inputs = files.map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 const unwrap = (d: any) => (d.dashboard && !d.panels && !d.rows ? d.dashboard : d);
 
 const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
-const options = { project: 'bench', hasPlugin: (k: string) => plugins.get(k) !== undefined, inUi: (k: string) => plugins.get(k)?.ui === true };
+const options = {
+  project: 'bench',
+  hasPlugin: (k: string) => plugins.get(k) !== undefined,
+  inUi: (k: string) => plugins.get(k)?.ui === true,
+};
 const times: number[] = [];
 let results: MigrationResult[] = [];
 for (let i = 0; i < 5; i++) {
@@ -47,7 +51,10 @@ const validationMs = performance.now() - started;
 const sum = (f: (r: MigrationResult) => number) => results.reduce((n, r) => n + f(r), 0);
 const grafana = {
   panels: inputs.reduce((n, d) => n + grafanaPanels(d).length, 0),
-  targets: inputs.reduce((n, d) => n + grafanaPanels(d).reduce((m, p) => m + (p.targets ?? []).filter((t: unknown) => t && typeof t === 'object').length, 0), 0),
+  targets: inputs.reduce(
+    (n, d) => n + grafanaPanels(d).reduce((m, p) => m + (p.targets ?? []).filter((t: unknown) => t && typeof t === 'object').length, 0),
+    0,
+  ),
   variables: inputs.reduce((n, d) => n + (unwrap(d).templating?.list?.length ?? 0), 0),
   legacy: inputs.filter((d) => persesOutcome(unwrap(d)).legacyRows),
 };
@@ -121,4 +128,6 @@ const rows: [string, string, string][] = [
 console.log(`${files.length} Grafana dashboards from ${dir}\n`);
 console.log(`${'figure'.padEnd(48)} ${'dashplane'.padEnd(22)} Perses' rules`);
 for (const [what, a, b] of rows) console.log(`${what.padEnd(48)} ${a.padEnd(22)} ${b}`);
-console.log(`\nmigrating all ${files.length}: median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)}); validating them: ${validationMs.toFixed(0)} ms`);
+console.log(
+  `\nmigrating all ${files.length}: median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)}); validating them: ${validationMs.toFixed(0)} ms`,
+);

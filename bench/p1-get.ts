@@ -37,7 +37,14 @@ export async function seedOne(url: string, auth: Record<string, string>): Promis
 
 /** GET load on `path` (round-robin over `urls`). */
 export async function getLoad(urls: string[], path: string, auth: Record<string, string>, pid?: number, warmupS = 3): Promise<LoadResult> {
-  const r = await autocannon({ url: urls.map((u) => u + path), connections: CONNECTIONS, durationS: DURATION_S, warmupS, headers: auth, ...(pid !== undefined ? { pid } : {}) });
+  const r = await autocannon({
+    url: urls.map((u) => u + path),
+    connections: CONNECTIONS,
+    durationS: DURATION_S,
+    warmupS,
+    headers: auth,
+    ...(pid !== undefined ? { pid } : {}),
+  });
   assertClean('GET load', r);
   return r;
 }
@@ -60,7 +67,13 @@ export async function run(): Promise<Figure[]> {
     const runs = await interleaved(
       ROUNDS,
       async (warmupS) => {
-        const r = await autocannon({ url: bare!.url + path, connections: CONNECTIONS, durationS: DURATION_S, warmupS, pid: bare!.child.pid });
+        const r = await autocannon({
+          url: bare!.url + path,
+          connections: CONNECTIONS,
+          durationS: DURATION_S,
+          warmupS,
+          pid: bare!.child.pid,
+        });
         assertClean('bare GET', r);
         return r;
       },

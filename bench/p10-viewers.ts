@@ -63,7 +63,12 @@ interface Side {
 const PANELS = Array.from({ length: 30 }, (_, p) => `sum by (code) (rate(http_requests_total{job="api-${p}",instance=~".+"}[5m]))`);
 
 /** One refresh of every viewer: each at its own moment within SPREAD_MS sends every panel's query. */
-async function refresh(side: Side, queries: readonly string[], durationS: number, check: (body: string, query: string, start: number, end: number) => string | undefined): Promise<void> {
+async function refresh(
+  side: Side,
+  queries: readonly string[],
+  durationS: number,
+  check: (body: string, query: string, start: number, end: number) => string | undefined,
+): Promise<void> {
   const before = await side.upstream();
   const started = Date.now();
   let last = started;
@@ -82,7 +87,12 @@ async function refresh(side: Side, queries: readonly string[], durationS: number
           let r: Dispatcher.ResponseData;
           let body: string;
           try {
-            r = await pool.request({ method: 'POST', path: `${side.path}/api/v1/query_range`, headers: { ...side.auth, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+            r = await pool.request({
+              method: 'POST',
+              path: `${side.path}/api/v1/query_range`,
+              headers: { ...side.auth, 'content-type': 'application/x-www-form-urlencoded' },
+              body: form,
+            });
             body = await r.body.text();
           } catch (e) {
             // an overloaded server: the connection not accepted in time, or broken off
@@ -123,30 +133,62 @@ function ownAnswer(body: string, query: string, start: number, end: number): str
 const prometheusAnswer = (body: string) => (body.startsWith('{"status":"success"') ? undefined : body.slice(0, 200));
 
 /** A dashplane server with a project datasource at `url`, the query cache on or off, and its viewers. */
-async function side(dir: string, cache: 'on' | 'off', url: string, counter: (s: Child, auth: Record<string, string>) => () => Promise<number>): Promise<Side> {
+async function side(
+  dir: string,
+  cache: 'on' | 'off',
+  url: string,
+  counter: (s: Child, auth: Record<string, string>) => () => Promise<number>,
+): Promise<Side> {
   mkdirSync(dir);
-  const server = await startDashplane({ dir, env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true', DASHPLANE_PROXY_CACHE_ENABLE: String(cache === 'on') } });
+  const server = await startDashplane({
+    dir,
+    env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true', DASHPLANE_PROXY_CACHE_ENABLE: String(cache === 'on') },
+  });
   const auth = await adminAuth(server.url);
   await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'wall' }, spec: {} }, auth);
   const spec = { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } };
   await api(server.url, 'POST', '/api/v1/projects/wall/datasources', { kind: 'Datasource', metadata: { name: 'prom' }, spec }, auth);
   const pools = Array.from({ length: VIEWERS }, () => new Pool(server.url, { connections: BROWSER_CONNECTIONS }));
-  return { cache, server, path: '/proxy/projects/wall/datasources/prom', auth, pools, latencies: [], byCache: {}, wrong: [], failed: [], perRefresh: [], spans: [], upstream: counter(server, auth) };
+  return {
+    cache,
+    server,
+    path: '/proxy/projects/wall/datasources/prom',
+    auth,
+    pools,
+    latencies: [],
+    byCache: {},
+    wrong: [],
+    failed: [],
+    perRefresh: [],
+    spans: [],
+    upstream: counter(server, auth),
+  };
 }
 
 /** Upstream exchanges of the datasource, from the server's own metrics. */
 const exchanges = (s: Child, auth: Record<string, string>) => async () => {
   const text = await (await fetch(`${s.url}/metrics`, { headers: auth })).text();
-  return [...text.matchAll(/^dashplane_proxy_upstream_duration_seconds_count\{datasource="Datasource\/wall\/prom",status="[^"]*"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  return [
+    ...text.matchAll(/^dashplane_proxy_upstream_duration_seconds_count\{datasource="Datasource\/wall\/prom",status="[^"]*"\} (\d+)$/gm),
+  ].reduce((n, m) => n + Number(m[1]), 0);
 };
 
 /** REFRESHES rounds: the server without the cache refreshes, then REFRESH_MS later the one with it. */
-async function interleavedRefreshes(off: Side, on: Side, queries: readonly string[], durationS: number, check: typeof ownAnswer): Promise<void> {
+async function interleavedRefreshes(
+  off: Side,
+  on: Side,
+  queries: readonly string[],
+  durationS: number,
+  check: typeof ownAnswer,
+): Promise<void> {
   const t0 = Date.now();
   const at = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, t0 + ms - Date.now())));
   await Promise.all(
     Array.from({ length: REFRESHES }, async (_, k) => {
-      await Promise.all([at(2 * k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)), at((2 * k + 1) * REFRESH_MS).then(() => refresh(on, queries, durationS, check))]);
+      await Promise.all([
+        at(2 * k * REFRESH_MS).then(() => refresh(off, queries, durationS, check)),
+        at((2 * k + 1) * REFRESH_MS).then(() => refresh(on, queries, durationS, check)),
+      ]);
     }),
   );
 }
@@ -157,7 +199,9 @@ function figures(what: string, panels: number, off: Side, on: Side): Figure[] {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const [p99on, p99off] = [percentile(on.latencies, 99), percentile(off.latencies, 99)];
   const spread = (s: Side) =>
-    s.latencies.length === 0 ? 'no answers' : `p50 ${percentile(s.latencies, 50).toFixed(1)}, p90 ${percentile(s.latencies, 90).toFixed(0)}, max ${Math.max(...s.latencies).toFixed(0)} ms`;
+    s.latencies.length === 0
+      ? 'no answers'
+      : `p50 ${percentile(s.latencies, 50).toFixed(1)}, p90 ${percentile(s.latencies, 90).toFixed(0)}, max ${Math.max(...s.latencies).toFixed(0)} ms`;
   const kinds = (s: Side) => [...new Set(s.failed.map((f) => f.split(':', 1)[0]))].join(', ') || 'none';
   const spans = (s: Side) => s.spans.map((ms) => (ms / 1000).toFixed(1)).join(', ');
   console.log(`P10 ${what}: cache on ${spread(on)}, ${on.failed.length} failed; cache off ${spread(off)}, ${off.failed.length} failed`);
@@ -239,7 +283,8 @@ export async function run(): Promise<Figure[]> {
   const standins = [await startScript('prometheus-standin.js', []), await startScript('prometheus-standin.js', [])];
   const out: Figure[] = [];
   try {
-    const count = (url: string, prefix: string) => () => async () => ((await (await fetch(`${url}/-/counts`)).json()) as Record<string, number>)[prefix] ?? 0;
+    const count = (url: string, prefix: string) => () => async () =>
+      ((await (await fetch(`${url}/-/counts`)).json()) as Record<string, number>)[prefix] ?? 0;
     const off = await side(join(dir.path, 'off'), 'off', `${standins[0].url}/off`, count(standins[0].url, 'off'));
     const on = await side(join(dir.path, 'on'), 'on', `${standins[1].url}/on`, count(standins[1].url, 'on'));
     try {
@@ -250,7 +295,9 @@ export async function run(): Promise<Figure[]> {
     }
     const corpus = corpusDir('corpus');
     if (!corpus) {
-      console.log('P10 against a real Prometheus: skipped, the Perses corpus (the Demo dashboard) is missing; see CONTRIBUTING.md, "Test corpora"');
+      console.log(
+        'P10 against a real Prometheus: skipped, the Perses corpus (the Demo dashboard) is missing; see CONTRIBUTING.md, "Test corpora"',
+      );
       return out;
     }
     const demo = JSON.parse(readFileSync(join(corpus, 'perses/dev/data/9-dashboard.json'), 'utf8'))[0];

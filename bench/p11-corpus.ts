@@ -135,7 +135,11 @@ const pick = <T>(list: readonly T[], n: number, salt: number) => list[zipf(list.
 const capital = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** Dashboard number `n` (0-based) of the corpus, in its project. */
-export function corpusDashboard(n: number): { kind: 'Dashboard'; metadata: { name: string; project: string; tags?: string[] }; spec: unknown } {
+export function corpusDashboard(n: number): {
+  kind: 'Dashboard';
+  metadata: { name: string; project: string; tags?: string[] };
+  spec: unknown;
+} {
   const service = SERVICES[Math.floor(rand(n, 1) * SERVICES.length)];
   const topic = pick(TOPICS, n, 2);
   const kind = pick(KINDS, n, 3);
@@ -154,7 +158,12 @@ export function corpusDashboard(n: number): { kind: 'Dashboard'; metadata: { nam
         queries: [
           {
             kind: 'TimeSeriesQuery',
-            spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: `sum by (instance) (rate(${metric}{service="${service}",job="${topic}"}[5m]))` } } },
+            spec: {
+              plugin: {
+                kind: 'PrometheusTimeSeriesQuery',
+                spec: { query: `sum by (instance) (rate(${metric}{service="${service}",job="${topic}"}[5m]))` },
+              },
+            },
           },
         ],
       },
@@ -169,7 +178,12 @@ export function corpusDashboard(n: number): { kind: 'Dashboard'; metadata: { nam
     spec: {
       display: { name: `${capital(service)} ${topic} ${kind}`, description: `${capital(topic)} of the ${service} service` },
       duration: '1h',
-      variables: [{ kind: 'ListVariable', spec: { name: 'instance', plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'instance' } } } }],
+      variables: [
+        {
+          kind: 'ListVariable',
+          spec: { name: 'instance', plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'instance' } } },
+        },
+      ],
       panels,
       layouts: [{ kind: 'Grid', spec: { items } }],
     },

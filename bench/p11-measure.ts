@@ -10,18 +10,27 @@ import { corpusDashboard } from './p11-corpus.js';
 function call(agent: Agent, url: string, method: string, headers: Record<string, string>, body?: string): Promise<[number, number]> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request(url, { agent, method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' } }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve([res.statusCode ?? 0, performance.now() - t0]));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { agent, method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' } },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve([res.statusCode ?? 0, performance.now() - t0]));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 /** Latencies (ms) of each query, `rounds` times in turn, one at a time; throws on an answer other than 200. */
-export async function searchLatencies(url: string, headers: Record<string, string>, queries: readonly string[], rounds: number): Promise<Map<string, number[]>> {
+export async function searchLatencies(
+  url: string,
+  headers: Record<string, string>,
+  queries: readonly string[],
+  rounds: number,
+): Promise<Map<string, number[]>> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const out = new Map<string, number[]>(queries.map((q) => [q, []]));
   try {
@@ -42,7 +51,12 @@ export async function searchLatencies(url: string, headers: Record<string, strin
  * Latencies of GETs of `path`, one after the other, while `load` runs (or for `ms` when it is a
  * number): what other requests wait while it runs.
  */
-export async function probeLatencies(url: string, headers: Record<string, string>, path: string, load: Promise<unknown> | number): Promise<number[]> {
+export async function probeLatencies(
+  url: string,
+  headers: Record<string, string>,
+  path: string,
+  load: Promise<unknown> | number,
+): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const out: number[] = [];
   let running = true;
@@ -62,7 +76,13 @@ export async function probeLatencies(url: string, headers: Record<string, string
 }
 
 /** Searches back to back on `clients` connections until `stop` resolves; returns how many ran. */
-export async function searchLoad(url: string, headers: Record<string, string>, queries: readonly string[], clients: number, stop: Promise<unknown>): Promise<number> {
+export async function searchLoad(
+  url: string,
+  headers: Record<string, string>,
+  queries: readonly string[],
+  clients: number,
+  stop: Promise<unknown>,
+): Promise<number> {
   let running = true;
   void stop.finally(() => (running = false));
   let count = 0;
@@ -71,7 +91,12 @@ export async function searchLoad(url: string, headers: Record<string, string>, q
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         for (let i = c; running; i++) {
-          const [status] = await call(agent, `${url}/api/v1/search?query=${encodeURIComponent(queries[i % queries.length])}&limit=20`, 'GET', headers);
+          const [status] = await call(
+            agent,
+            `${url}/api/v1/search?query=${encodeURIComponent(queries[i % queries.length])}&limit=20`,
+            'GET',
+            headers,
+          );
           if (status !== 200) throw new Error(`search answered ${status}`);
           count++;
         }
@@ -88,7 +113,11 @@ export async function searchLoad(url: string, headers: Record<string, string>, q
  * `connections` connections until `stop` resolves; resolves to the completion time
  * (performance.now()) of each.
  */
-export async function createLoad(url: string, headers: Record<string, string>, o: { project: string; first: number; connections: number; stop: Promise<unknown> }): Promise<number[]> {
+export async function createLoad(
+  url: string,
+  headers: Record<string, string>,
+  o: { project: string; first: number; connections: number; stop: Promise<unknown> },
+): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
   const done: number[] = [];
   let running = true;
@@ -113,4 +142,5 @@ export async function createLoad(url: string, headers: Record<string, string>, o
 }
 
 /** Completions per second within [from, to]. */
-export const rateWithin = (done: readonly number[], from: number, to: number) => (done.filter((t) => t >= from && t <= to).length * 1000) / Math.max(1, to - from);
+export const rateWithin = (done: readonly number[], from: number, to: number) =>
+  (done.filter((t) => t >= from && t <= to).length * 1000) / Math.max(1, to - from);

@@ -128,14 +128,17 @@ async function levelCurve(): Promise<Figure[]> {
       await store.open();
       const rates = await seed(store, dir.have, size, { report: 100_000, log: (l) => console.log(`LevelDB: ${l}`) });
       await store.close();
-      console.log(`LevelDB: ${size.toLocaleString('en-US')} stored in ${dir.path} (${rates.map((r) => Math.round(r)).join(', ')} creates/s per 100,000)`);
+      console.log(
+        `LevelDB: ${size.toLocaleString('en-US')} stored in ${dir.path} (${rates.map((r) => Math.round(r)).join(', ')} creates/s per 100,000)`,
+      );
       dir.have = size;
       writeFileSync(join(dir.path, 'p11-count'), String(size));
       points.push({ ...(await measure(size, { dir: dir.path, env: AUTH_ENV })), ...(await stalls('level', join(dir.path, 'data'))) });
       used.push(dir.path);
     }
     const figures = figuresOf('LevelDB', points);
-    if (points.length > 1 && used[0] !== used[used.length - 1]) figures.push(await interleavedCreates(points[0].size, used[0], points[points.length - 1].size, used[used.length - 1]));
+    if (points.length > 1 && used[0] !== used[used.length - 1])
+      figures.push(await interleavedCreates(points[0].size, used[0], points[points.length - 1].size, used[used.length - 1]));
     return figures;
   } finally {
     ref.cleanup();
@@ -149,7 +152,9 @@ async function levelCurve(): Promise<Figure[]> {
  * sequential runs by a factor of two, falls on both alike. The medians' ratio is the target.
  */
 async function interleavedCreates(smallSize: number, smallDir: string, bigSize: number, bigDir: string): Promise<Figure> {
-  const servers = await Promise.all([smallDir, bigDir].map((dir) => startDashplane({ dir, env: AUTH_ENV, root: ROOT, timeoutMs: 300_000 })));
+  const servers = await Promise.all(
+    [smallDir, bigDir].map((dir) => startDashplane({ dir, env: AUTH_ENV, root: ROOT, timeoutMs: 300_000 })),
+  );
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
     const sides = await Promise.all(
@@ -163,7 +168,12 @@ async function interleavedCreates(smallSize: number, smallDir: string, bigSize: 
     );
     for (let round = -1; round < ROUNDS; round++) {
       for (const side of sideOrder(sides, round)) {
-        const done = await createLoad(side.server.url, side.auth, { project: side.project, first: side.next, connections: 16, stop: sleep(CREATE_ROUND_MS) });
+        const done = await createLoad(side.server.url, side.auth, {
+          project: side.project,
+          first: side.next,
+          connections: 16,
+          stop: sleep(CREATE_ROUND_MS),
+        });
         side.next += done.length;
         // round -1 warms both up
         if (round >= 0) side.rates.push((done.length * 1000) / CREATE_ROUND_MS);
@@ -284,7 +294,12 @@ async function tableStats(url: string, inserted = 0): Promise<{ inserted: number
       );
       const o = rows.find((r) => r.relname === 'dashplane_objects');
       const e = rows.find((r) => r.relname === 'dashplane_events');
-      const stats = { inserted: Number(o?.n_tup_ins ?? 0), updated: Number(o?.n_tup_upd ?? 0), dead: Number(o?.n_dead_tup ?? 0), eventsDead: Number(e?.n_dead_tup ?? 0) };
+      const stats = {
+        inserted: Number(o?.n_tup_ins ?? 0),
+        updated: Number(o?.n_tup_upd ?? 0),
+        dead: Number(o?.n_dead_tup ?? 0),
+        eventsDead: Number(e?.n_dead_tup ?? 0),
+      };
       if (stats.inserted >= inserted || tries === 100) return stats;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -327,7 +342,9 @@ async function stalls(kind: 'level' | 'postgres', where: string): Promise<{ stal
       busy += g.ms;
     }
     const idle = await gaps(() => new Promise((r) => setTimeout(r, Math.max(1_000, busy))));
-    console.log(`  searches in this process: the event loop's longest wait ${stallMax.toFixed(1)} ms over ${Math.round(busy)} ms (with nothing running, as long: ${idle.worst.toFixed(1)} ms)`);
+    console.log(
+      `  searches in this process: the event loop's longest wait ${stallMax.toFixed(1)} ms over ${Math.round(busy)} ms (with nothing running, as long: ${idle.worst.toFixed(1)} ms)`,
+    );
     return { stallMax, stallIdle: idle.worst };
   } finally {
     await store.close();
@@ -353,7 +370,12 @@ async function measure(size: number, o: { dir: string; env: Record<string, strin
     await createLoad(server.url, auth, { project: creates, first: 10_000_000 + size, connections: 16, stop: sleep(3_000) });
     let loaded!: () => void;
     const started = performance.now();
-    const during = createLoad(server.url, auth, { project: creates, first: 20_000_000, connections: 16, stop: new Promise<void>((r) => (loaded = r)).then(() => sleep(1_000)) });
+    const during = createLoad(server.url, auth, {
+      project: creates,
+      first: 20_000_000,
+      connections: 16,
+      stop: new Promise<void>((r) => (loaded = r)).then(() => sleep(1_000)),
+    });
     await sleep(3_000);
     const t0 = performance.now();
     await api(server.url, 'GET', '/api/v1/projects/team-0000/dashboards?metadata_only=true', undefined, auth);
@@ -377,7 +399,10 @@ async function measure(size: number, o: { dir: string; env: Record<string, strin
     const load = searchLoad(server.url, auth, QUERIES, 2, stopped);
     // a bare node:http server probed meanwhile: on a shared machine, its delays are the machine's, not the searches'
     const window = new Promise((r) => setTimeout(r, 10_000));
-    const [probed, control] = await Promise.all([probeLatencies(server.url, auth, probePath, window.then(stop)), probeLatencies(bare.url, {}, '/', window)]);
+    const [probed, control] = await Promise.all([
+      probeLatencies(server.url, auth, probePath, window.then(stop)),
+      probeLatencies(bare.url, {}, '/', window),
+    ]);
     const searched = await load;
     const rssAfter = server.rss();
     const point: Omit<Point, 'stallMax' | 'stallIdle'> = {
@@ -421,7 +446,11 @@ async function restrictedUser(url: string, admin: Record<string, string>): Promi
     }
   };
   await once('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'p11-viewer' }, spec: { nativeProvider: { password } } });
-  await once('POST', '/api/v1/projects/team-0000/roles', { kind: 'Role', metadata: { name: 'p11-reader' }, spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] } });
+  await once('POST', '/api/v1/projects/team-0000/roles', {
+    kind: 'Role',
+    metadata: { name: 'p11-reader' },
+    spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] },
+  });
   await once('POST', '/api/v1/projects/team-0000/rolebindings', {
     kind: 'RoleBinding',
     metadata: { name: 'p11-viewer' },
@@ -439,7 +468,22 @@ function figuresOf(store: string, points: readonly Point[]): Figure[] {
   );
   for (const p of points) {
     console.log(
-      [p.size, p.readyMs, p.rssReady, p.searchP50, p.searchP90, p.restrictedP50, p.probeMax, p.probeP99, p.controlMax, p.stallMax, p.rssAfter, p.createLoaded, p.createDuringLoad, p.loadMs]
+      [
+        p.size,
+        p.readyMs,
+        p.rssReady,
+        p.searchP50,
+        p.searchP90,
+        p.restrictedP50,
+        p.probeMax,
+        p.probeP99,
+        p.controlMax,
+        p.stallMax,
+        p.rssAfter,
+        p.createLoaded,
+        p.createDuringLoad,
+        p.loadMs,
+      ]
         .map((v) => (v >= 100 ? Math.round(v) : v.toFixed(1)))
         .join(' | '),
     );

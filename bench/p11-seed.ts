@@ -9,7 +9,12 @@ import { corpusDashboard, PER_PROJECT, projectName } from './p11-corpus.js';
 const CHUNK = 1_000;
 
 /** Creates dashboards [from, to) of the corpus (and their projects); returns creates per second of each `report` dashboards. */
-export async function seed(store: Store, from: number, to: number, o: { report?: number; inFlight?: number; log?: (line: string) => void } = {}): Promise<number[]> {
+export async function seed(
+  store: Store,
+  from: number,
+  to: number,
+  o: { report?: number; inFlight?: number; log?: (line: string) => void } = {},
+): Promise<number[]> {
   const at = new Date().toISOString();
   const meta = (name: string, project?: string) => ({ name, ...(project ? { project } : {}), createdAt: at, updatedAt: at, version: 0 });
   const history = { max: 50 };
@@ -21,7 +26,10 @@ export async function seed(store: Store, from: number, to: number, o: { report?:
   for (let p = Math.floor(from / PER_PROJECT); p * PER_PROJECT < to; p++) {
     if (p * PER_PROJECT >= from || from % PER_PROJECT !== 0) {
       if (!(await store.getText({ kind: 'Project', project: '', name: projectName(p) }))) {
-        await store.create({ kind: 'Project', metadata: meta(projectName(p)), spec: { display: { name: `Team ${p}` } } }, { writer, history });
+        await store.create(
+          { kind: 'Project', metadata: meta(projectName(p)), spec: { display: { name: `Team ${p}` } } },
+          { writer, history },
+        );
       }
     }
   }
@@ -34,11 +42,17 @@ export async function seed(store: Store, from: number, to: number, o: { report?:
         while (next < end) {
           const n = next++;
           const d = corpusDashboard(n);
-          await store.create({ ...d, metadata: { ...meta(d.metadata.name, d.metadata.project), ...(d.metadata.tags ? { tags: d.metadata.tags } : {}) } } as Envelope, {
-            parent: { kind: 'Project', project: '', name: d.metadata.project },
-            history,
-            writer,
-          });
+          await store.create(
+            {
+              ...d,
+              metadata: { ...meta(d.metadata.name, d.metadata.project), ...(d.metadata.tags ? { tags: d.metadata.tags } : {}) },
+            } as Envelope,
+            {
+              parent: { kind: 'Project', project: '', name: d.metadata.project },
+              history,
+              writer,
+            },
+          );
         }
       }),
     );

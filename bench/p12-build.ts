@@ -35,13 +35,19 @@ export default dashboard({
 function dashctlBuild(dir: string): Promise<{ seconds: number; out: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js'), 'build', '-f', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'cli', 'bin', 'dashctl.js'), 'build', '-f', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, out }) : reject(new Error(`dashctl build exited ${code}: ${err.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve({ seconds: (performance.now() - started) / 1000, out })
+        : reject(new Error(`dashctl build exited ${code}: ${err.slice(-2000)}`)),
+    );
   });
 }
 

@@ -6,7 +6,21 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUTH_ENV, adminAuth, api, dashboard, median, pool, report, sequentialLatency, startBare, startDashplane, tempDir, type Child, type Figure } from './lib.js';
+import {
+  AUTH_ENV,
+  adminAuth,
+  api,
+  dashboard,
+  median,
+  pool,
+  report,
+  sequentialLatency,
+  startBare,
+  startDashplane,
+  tempDir,
+  type Child,
+  type Figure,
+} from './lib.js';
 
 const COUNT = 10_000;
 
@@ -19,7 +33,11 @@ export async function run(): Promise<Figure[]> {
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);
     const seeded = performance.now();
     const names = Array.from({ length: COUNT }, (_, i) => `d-${String(i).padStart(4, '0')}`);
-    await pool(names, 16, async (name) => void (await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(name, 'bench'), auth)));
+    await pool(
+      names,
+      16,
+      async (name) => void (await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(name, 'bench'), auth)),
+    );
     console.log(`seeded ${COUNT} dashboards in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
     const base = `${server.url}/api/v1/projects/bench/dashboards`;
     const check = await api<unknown[]>(server.url, 'GET', '/api/v1/projects/bench/dashboards?name=d-12', undefined, auth);

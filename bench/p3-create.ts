@@ -4,7 +4,21 @@
  * Reference: a bare node:http server that parses the same JSON body and answers it re-serialised.
  */
 import { request } from 'node:http';
-import { AUTH_ENV, adminAuth, api, assertClean, autocannon, dashboard, measured, report, startBare, startDashplane, tempDir, type Figure, type LoadResult } from './lib.js';
+import {
+  AUTH_ENV,
+  adminAuth,
+  api,
+  assertClean,
+  autocannon,
+  dashboard,
+  measured,
+  report,
+  startBare,
+  startDashplane,
+  tempDir,
+  type Figure,
+  type LoadResult,
+} from './lib.js';
 import { DURATION_S } from './p1-get.js';
 
 export const CONNECTIONS = 16;

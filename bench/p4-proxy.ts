@@ -12,7 +12,23 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUTH_ENV, adminAuth, api, assertClean, autocannon, interleaved, median, range, report, ROUNDS, sequentialLatency, startBare, startDashplane, tempDir, type Figure } from './lib.js';
+import {
+  AUTH_ENV,
+  adminAuth,
+  api,
+  assertClean,
+  autocannon,
+  interleaved,
+  median,
+  range,
+  report,
+  ROUNDS,
+  sequentialLatency,
+  startBare,
+  startDashplane,
+  tempDir,
+  type Figure,
+} from './lib.js';
 import { PERSES_EDITOR_ALLOWED_ENDPOINTS } from '../test/helpers/prometheus.js';
 import { CONNECTIONS, DURATION_S } from './p1-get.js';
 
@@ -25,21 +41,41 @@ function bigDashboard(url: string) {
     panels[`p${i}`] = {
       kind: 'Panel',
       spec: {
-        display: { name: `API ${i}: server errors per second`, description: 'Requests answered 5xx, per instance, over the rate interval.' },
-        plugin: { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom', mode: 'table' }, yAxis: { format: { unit: 'requests/sec' } } } },
-        queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { datasource: { kind: 'PrometheusDatasource', name: 'local' }, query } } } }],
+        display: {
+          name: `API ${i}: server errors per second`,
+          description: 'Requests answered 5xx, per instance, over the rate interval.',
+        },
+        plugin: {
+          kind: 'TimeSeriesChart',
+          spec: { legend: { position: 'bottom', mode: 'table' }, yAxis: { format: { unit: 'requests/sec' } } },
+        },
+        queries: [
+          {
+            kind: 'TimeSeriesQuery',
+            spec: {
+              plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { datasource: { kind: 'PrometheusDatasource', name: 'local' }, query } },
+            },
+          },
+        ],
       },
     };
     items.push({ x: (i % 2) * 12, y: Math.floor(i / 2) * 6, width: 12, height: 6, content: { $ref: `#/spec/panels/p${i}` } });
   }
   const proxy = { kind: 'HTTPProxy', spec: { url, allowedEndpoints: PERSES_EDITOR_ALLOWED_ENDPOINTS } };
   const datasources = { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy } } } };
-  return { kind: 'Dashboard', metadata: { name: 'big' }, spec: { display: { name: 'Big' }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }], datasources } };
+  return {
+    kind: 'Dashboard',
+    metadata: { name: 'big' },
+    spec: { display: { name: 'Big' }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }], datasources },
+  };
 }
 
 /** A Prometheus instant-query answer of about 2 KB. */
 function upstreamBody(): string {
-  const result = Array.from({ length: 12 }, (_, i) => ({ metric: { __name__: 'up', job: `api-${i}`, instance: `10.0.0.${i}:9100` }, value: [1700000000.123, '1'] }));
+  const result = Array.from({ length: 12 }, (_, i) => ({
+    metric: { __name__: 'up', job: `api-${i}`, instance: `10.0.0.${i}:9100` },
+    value: [1700000000.123, '1'],
+  }));
   return JSON.stringify({ status: 'success', data: { resultType: 'vector', result } });
 }
 
@@ -59,7 +95,14 @@ export async function run(): Promise<Figure[]> {
       server.url,
       'POST',
       '/api/v1/projects/bench/datasources',
-      { kind: 'Datasource', metadata: { name: 'prom' }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } },
+      {
+        kind: 'Datasource',
+        metadata: { name: 'prom' },
+        spec: {
+          default: true,
+          plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } },
+        },
+      },
       auth,
     );
     const dashboard = bigDashboard(upstream.url);
@@ -69,7 +112,8 @@ export async function run(): Promise<Figure[]> {
     const plain = `${minimal.url}${path}`;
     const proxied = `${server.url}/proxy/projects/bench/datasources/prom${path}`;
     const check = await fetch(proxied, { headers: auth });
-    if (check.status !== 200 || (await check.text()) !== body) throw new Error(`the proxy answered ${check.status}, not the upstream's body`);
+    if (check.status !== 200 || (await check.text()) !== body)
+      throw new Error(`the proxy answered ${check.status}, not the upstream's body`);
     const upstreamDirect = await autocannon({ url: direct, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3 });
     assertClean('direct GET', upstreamDirect);
     // a new query each time: `[<id>]` becomes a new id in every request (not at the end of an
@@ -78,26 +122,61 @@ export async function run(): Promise<Figure[]> {
     const runs = await interleaved(
       ROUNDS,
       async (warmupS) => {
-        const r = await autocannon({ url: plain + unique, connections: CONNECTIONS, durationS: DURATION_S, warmupS, pid: minimal.child.pid, idReplacement: true });
+        const r = await autocannon({
+          url: plain + unique,
+          connections: CONNECTIONS,
+          durationS: DURATION_S,
+          warmupS,
+          pid: minimal.child.pid,
+          idReplacement: true,
+        });
         assertClean('minimal proxy GET', r);
         return r;
       },
       async (warmupS) => {
-        const r = await autocannon({ url: proxied + unique, connections: CONNECTIONS, durationS: DURATION_S, warmupS, headers: auth, pid: server.child.pid, idReplacement: true });
+        const r = await autocannon({
+          url: proxied + unique,
+          connections: CONNECTIONS,
+          durationS: DURATION_S,
+          warmupS,
+          headers: auth,
+          pid: server.child.pid,
+          idReplacement: true,
+        });
         assertClean('proxied GET', r);
         return r;
       },
     );
     const got = { rps: median(runs.got.map((r) => r.rps)), cpuUs: median(runs.got.map((r) => r.cpuUs!)) };
     const ref = { rps: median(runs.ref.map((r) => r.rps)), cpuUs: median(runs.ref.map((r) => r.cpuUs!)) };
-    const hits = await autocannon({ url: proxied, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, headers: auth, pid: server.child.pid });
+    const hits = await autocannon({
+      url: proxied,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      warmupS: 3,
+      headers: auth,
+      pid: server.child.pid,
+    });
     assertClean('proxied GET, cache hits', hits);
     const local = `${server.url}/proxy/projects/bench/dashboards/big/datasources/local/api/v1/query_range`;
-    const form = { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=up&start=1700000000&end=1700003600&step=15' };
+    const form = {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'query=up&start=1700000000&end=1700003600&step=15',
+    };
     const checkLocal = await fetch(local, form);
     form.body += unique; // each a miss, as above
-    if (checkLocal.status !== 200) throw new Error(`the proxy answered ${checkLocal.status} through the dashboard's datasource: ${await checkLocal.text()}`);
-    const gotLocal = await autocannon({ url: local, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 3, ...form, pid: server.child.pid, idReplacement: true });
+    if (checkLocal.status !== 200)
+      throw new Error(`the proxy answered ${checkLocal.status} through the dashboard's datasource: ${await checkLocal.text()}`);
+    const gotLocal = await autocannon({
+      url: local,
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      warmupS: 3,
+      ...form,
+      pid: server.child.pid,
+      idReplacement: true,
+    });
     assertClean("proxied POST through a dashboard's datasource", gotLocal);
     let n = 0;
     const plainP50 = median(await sequentialLatency(() => `${plain}&n=${n++}`, {}, 2000, 200));

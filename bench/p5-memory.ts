@@ -25,7 +25,12 @@ async function seed(dataDir: string): Promise<void> {
     const writes: Promise<number>[] = [];
     for (let j = i; j < Math.min(COUNT, i + chunk); j++) {
       const d = dashboard(`d-${String(j).padStart(6, '0')}`, 'bench', 2);
-      writes.push(store.create({ ...d, metadata: meta(d.metadata.name, 'bench') } as Envelope, { parent: { kind: 'Project', project: '', name: 'bench' }, history }));
+      writes.push(
+        store.create({ ...d, metadata: meta(d.metadata.name, 'bench') } as Envelope, {
+          parent: { kind: 'Project', project: '', name: 'bench' },
+          history,
+        }),
+      );
     }
     await Promise.all(writes);
   }
@@ -39,7 +44,8 @@ async function exercise(server: Child): Promise<{ afterStart: number; afterUse: 
   const all = await api<unknown[]>(server.url, 'GET', '/api/v1/projects/bench/dashboards?metadata_only=true', undefined, auth);
   if (all.length !== COUNT) throw new Error(`metadata_only listed ${all.length}, not ${COUNT}`);
   await api(server.url, 'GET', '/api/v1/projects/bench/dashboards?name=d-0012', undefined, auth);
-  for (let i = 0; i < 200; i++) await api(server.url, 'GET', `/api/v1/projects/bench/dashboards/d-${String(i * 397).padStart(6, '0')}`, undefined, auth);
+  for (let i = 0; i < 200; i++)
+    await api(server.url, 'GET', `/api/v1/projects/bench/dashboards/d-${String(i * 397).padStart(6, '0')}`, undefined, auth);
   return { afterStart, afterUse: Math.max(afterStart, server.rss()) };
 }
 
@@ -67,7 +73,9 @@ export async function run(): Promise<Figure[]> {
     } finally {
       await f.stop();
     }
-    console.log(`RSS with ${COUNT}: ${(rss.afterStart / MB).toFixed(0)} MB after start, ${(rss.afterUse / MB).toFixed(0)} MB after listing and reading`);
+    console.log(
+      `RSS with ${COUNT}: ${(rss.afterStart / MB).toFixed(0)} MB after start, ${(rss.afterUse / MB).toFixed(0)} MB after listing and reading`,
+    );
     const mem = rss.afterUse / MB;
     return [
       report({

@@ -67,7 +67,14 @@ class Watch {
  * Opens `count` watches spread over `watchUrls` on a new, empty project, makes `writes`
  * sequential creates there through `writeUrl`; returns every watcher's latency (ms) for every write.
  */
-export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string; auth: Record<string, string>; count: number; writes: number; tag: string }): Promise<number[]> {
+export async function watchLatencies(o: {
+  watchUrls: string[];
+  writeUrl: string;
+  auth: Record<string, string>;
+  count: number;
+  writes: number;
+  tag: string;
+}): Promise<number[]> {
   // a project of its own: no initial snapshot to transfer to every watch before the first event
   const project = `watch-${o.tag}`;
   await api(o.writeUrl, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} }, o.auth);
@@ -76,7 +83,9 @@ export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string;
     for (let i = 0; i < o.count; i += 50) {
       watches.push(
         ...(await Promise.all(
-          Array.from({ length: Math.min(50, o.count - i) }, (_, j) => Watch.open(`${o.watchUrls[(i + j) % o.watchUrls.length]}/api/v1/projects/${project}/dashboards?watch=true`, o.auth)),
+          Array.from({ length: Math.min(50, o.count - i) }, (_, j) =>
+            Watch.open(`${o.watchUrls[(i + j) % o.watchUrls.length]}/api/v1/projects/${project}/dashboards?watch=true`, o.auth),
+          ),
         )),
       );
     }
@@ -88,7 +97,10 @@ export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string;
       await api(o.writeUrl, 'POST', `/api/v1/projects/${project}/dashboards`, dashboard(name, project), o.auth);
       const deadline = Date.now() + 10_000;
       while (watches.some((w) => !w.seen.has(name))) {
-        if (Date.now() > deadline) throw new Error(`${watches.filter((w) => !w.seen.has(name)).length} of ${watches.length} watchers did not get ${name} within 10 s`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${watches.filter((w) => !w.seen.has(name)).length} of ${watches.length} watchers did not get ${name} within 10 s`,
+          );
         await new Promise((r) => setTimeout(r, 1));
       }
       if (n >= 0) for (const w of watches) latencies.push(w.seen.get(name)! - t0);
@@ -102,14 +114,22 @@ export async function watchLatencies(o: { watchUrls: string[]; writeUrl: string;
 export async function run(): Promise<Figure[]> {
   const dir = tempDir('p6');
   // one user holds every stream here: past the default watch.max_streams_per_user (100)
-  const server = await startDashplane({ dir: dir.path, env: { ...AUTH_ENV, DASHPLANE_WATCH_MAX_STREAMS_PER_USER: String(WATCHERS + 100) } });
+  const server = await startDashplane({
+    dir: dir.path,
+    env: { ...AUTH_ENV, DASHPLANE_WATCH_MAX_STREAMS_PER_USER: String(WATCHERS + 100) },
+  });
   try {
     const auth = await adminAuth(server.url);
     await api(server.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'bench' }, spec: {} }, auth);
-    const one = percentile(await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1, writes: WRITES, tag: 'one' }), 99);
+    const one = percentile(
+      await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: 1, writes: WRITES, tag: 'one' }),
+      99,
+    );
     const all = await watchLatencies({ watchUrls: [server.url], writeUrl: server.url, auth, count: WATCHERS, writes: WRITES, tag: 'many' });
     const p99 = percentile(all, 99);
-    console.log(`${WATCHERS} watchers x ${WRITES} writes: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
+    console.log(
+      `${WATCHERS} watchers x ${WRITES} writes: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`,
+    );
     return [
       report({
         id: 'P6',

@@ -24,7 +24,9 @@ function dashctlApply(url: string, dir: string, repo: string): Promise<{ seconds
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
     child.on('error', reject);
     child.on('exit', (code) =>
-      code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, summary: out.trim().split('\n').pop() ?? '' }) : reject(new Error(`dashctl apply exited ${code}: ${out.slice(-2000)}`)),
+      code === 0
+        ? resolve({ seconds: (performance.now() - started) / 1000, summary: out.trim().split('\n').pop() ?? '' })
+        : reject(new Error(`dashctl apply exited ${code}: ${out.slice(-2000)}`)),
     );
   });
 }
@@ -47,7 +49,9 @@ export async function run(): Promise<Figure[]> {
     const raw = (performance.now() - t0) / 1000;
     const first = await dashctlApply(server.url, dir.path, repo);
     const second = await dashctlApply(server.url, dir.path, repo);
-    console.log(`first apply ${first.seconds.toFixed(2)} s (${first.summary}); second apply ${second.seconds.toFixed(2)} s (${second.summary}); raw POSTs ${raw.toFixed(2)} s`);
+    console.log(
+      `first apply ${first.seconds.toFixed(2)} s (${first.summary}); second apply ${second.seconds.toFixed(2)} s (${second.summary}); raw POSTs ${raw.toFixed(2)} s`,
+    );
     return [
       report({
         id: 'P7',

@@ -43,7 +43,12 @@ export async function run(): Promise<Figure[]> {
     const db = await pg.createDatabase();
     // one user holds every stream, as many as watch.max_streams_per_user allows by default (100): room for the ones closing
     const streams = { DASHPLANE_WATCH_MAX_STREAMS_PER_USER: String(2 * WATCHERS) };
-    const env = { ...AUTH_ENV, ...streams, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+    const env = {
+      ...AUTH_ENV,
+      ...streams,
+      DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+      DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    };
     for (const name of ['a', 'b', 'c']) {
       const d = join(dir.path, name);
       mkdirSync(d);
@@ -56,7 +61,14 @@ export async function run(): Promise<Figure[]> {
     const get = (await getLoad(urls, path, auth)).rps;
     const create = (await createLoad(urls, auth)).rps;
     const same = await watchLatencies({ watchUrls: [urls[0]], writeUrl: urls[0], auth, count: WATCHERS, writes: WRITES, tag: 'same' });
-    const cross = await watchLatencies({ watchUrls: urls.slice(1), writeUrl: urls[0], auth, count: WATCHERS, writes: WRITES, tag: 'cross' });
+    const cross = await watchLatencies({
+      watchUrls: urls.slice(1),
+      writeUrl: urls[0],
+      auth,
+      count: WATCHERS,
+      writes: WRITES,
+      tag: 'cross',
+    });
     const p99 = percentile(cross, 99);
     return [
       report({

@@ -37,16 +37,29 @@ async function scripts(page: Page): Promise<Loaded> {
       .filter((e) => new URL(e.name).pathname.endsWith('.js'))
       .map((e) => ({ transferred: e.encodedBodySize, decoded: e.decodedBodySize })),
   );
-  return { transferred: list.reduce((n, s) => n + s.transferred, 0), decoded: list.reduce((n, s) => n + s.decoded, 0), scripts: list.length };
+  return {
+    transferred: list.reduce((n, s) => n + s.transferred, 0),
+    decoded: list.reduce((n, s) => n + s.decoded, 0),
+    scripts: list.length,
+  };
 }
 
 /** Milliseconds from navigation start to the first contentful paint of the page. */
-const firstPaint = (page: Page) => page.evaluate(() => Math.round(performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? Number.NaN));
+const firstPaint = (page: Page) =>
+  page.evaluate(() =>
+    Math.round(performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime ?? Number.NaN),
+  );
 
 /** Milliseconds from navigation start to the first datasource proxy request (a Prometheus query or label call). */
 const firstQuery = (page: Page) =>
   page.evaluate(() =>
-    Math.round(Math.min(...(performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => new URL(e.name).pathname.startsWith('/proxy/')).map((e) => e.startTime))),
+    Math.round(
+      Math.min(
+        ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+          .filter((e) => new URL(e.name).pathname.startsWith('/proxy/'))
+          .map((e) => e.startTime),
+      ),
+    ),
   );
 
 /** A small dashboard: three panels on the project's default Prometheus datasource, no variables. */
@@ -102,8 +115,24 @@ export async function run(): Promise<Figure[]> {
     await signin.close();
 
     const cases: Case[] = [
-      { name: 'small dashboard (3 panels)', path: '/projects/perses/dashboards/small', target: 1500, panelMs: [], paintMs: [], queryMs: [], busyMs: [] },
-      { name: 'Perses Demo dashboard', path: '/projects/perses/dashboards/Demo?var-job=node', target: 2500, panelMs: [], paintMs: [], queryMs: [], busyMs: [] },
+      {
+        name: 'small dashboard (3 panels)',
+        path: '/projects/perses/dashboards/small',
+        target: 1500,
+        panelMs: [],
+        paintMs: [],
+        queryMs: [],
+        busyMs: [],
+      },
+      {
+        name: 'Perses Demo dashboard',
+        path: '/projects/perses/dashboards/Demo?var-job=node',
+        target: 2500,
+        panelMs: [],
+        paintMs: [],
+        queryMs: [],
+        busyMs: [],
+      },
     ];
     const loadBefore = loadavg()[0];
     for (let i = 0; i < RUNS; i++) {
@@ -114,7 +143,10 @@ export async function run(): Promise<Figure[]> {
         await cdp.send('Performance.enable');
         await w.page.goto(c.path);
         // timed in the page, to the animation frame where a panel's chart canvas first exists
-        await w.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, { polling: 'raf', timeout: 60_000 });
+        await w.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, {
+          polling: 'raf',
+          timeout: 60_000,
+        });
         c.panelMs.push(await w.page.evaluate(() => Math.round(performance.now())));
         // steadier than the time on a loaded machine: the main thread's work, not its waiting for a core
         const { metrics } = await cdp.send('Performance.getMetrics');

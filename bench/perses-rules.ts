@@ -11,7 +11,19 @@
 // biome-ignore lint/suspicious/noExplicitAny: corpus files read loosely
 type Obj = Record<string, any>;
 
-const MAPPED_TYPES = new Set(['timeseries', 'graph', 'stat', 'gauge', 'bargauge', 'table', 'table-old', 'text', 'piechart', 'status-history', 'logs']);
+const MAPPED_TYPES = new Set([
+  'timeseries',
+  'graph',
+  'stat',
+  'gauge',
+  'bargauge',
+  'table',
+  'table-old',
+  'text',
+  'piechart',
+  'status-history',
+  'logs',
+]);
 const DATASOURCE_VARIABLE_TYPES = new Set(['prometheus', 'loki', 'tempo', 'grafana-pyroscope-datasource']);
 
 /** Per dashboard: what Perses' rules produce. */
@@ -57,7 +69,9 @@ function variableMaps(v: Obj): boolean {
 export function persesOutcome(d: Obj): PersesOutcome {
   const legacyRows = !(d.panels?.length > 0) && d.rows?.length > 0;
   const panels = legacyRows ? [] : panelsOf(d);
-  const targets = panels.filter((p) => MAPPED_TYPES.has(p.type)).flatMap((p) => (p.targets ?? []).filter((t: unknown) => t && typeof t === 'object'));
+  const targets = panels
+    .filter((p) => MAPPED_TYPES.has(p.type))
+    .flatMap((p) => (p.targets ?? []).filter((t: unknown) => t && typeof t === 'object'));
   const variables = (d.templating?.list ?? []).filter((v: unknown) => v && typeof v === 'object');
   return {
     panels: panels.length,

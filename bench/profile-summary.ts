@@ -25,7 +25,9 @@ for (const s of prof.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
 for (const [id, c] of counts) {
   const n = byId.get(id)!;
   const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(node_modules\/)?/, (m) => (m.includes('node_modules') ? 'node_modules/' : ''))}:${f.lineNumber + 1}` : '';
+  const where = f.url
+    ? `${f.url.replace(/^.*\/(node_modules\/)?/, (m) => (m.includes('node_modules') ? 'node_modules/' : ''))}:${f.lineNumber + 1}`
+    : '';
   const key = `${f.functionName || '(anonymous)'} ${where}`;
   self.set(key, (self.get(key) ?? 0) + c);
   total += c;
@@ -39,11 +41,20 @@ const byOwner = new Map<string, number>();
 for (const [id, c] of counts) {
   const f = byId.get(id)!.callFrame;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url)?.[1];
-  const owner = pkg ?? (f.url.includes('/dist/') ? 'dashplane' : f.url.startsWith('node:') || (f.url && !f.url.includes('/')) ? 'node (internals)' : f.url ? f.url : `native: ${f.functionName}`);
+  const owner =
+    pkg ??
+    (f.url.includes('/dist/')
+      ? 'dashplane'
+      : f.url.startsWith('node:') || (f.url && !f.url.includes('/'))
+        ? 'node (internals)'
+        : f.url
+          ? f.url
+          : `native: ${f.functionName}`);
   byOwner.set(owner, (byOwner.get(owner) ?? 0) + c);
 }
 console.log('\nby owner:');
-for (const [k, c] of [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
+for (const [k, c] of [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
+  console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
 
 /**
  * The stages of a create (POST of a new object), each a test on a stack frame "function file".
@@ -53,9 +64,18 @@ for (const [k, c] of [...byOwner.entries()].sort((a, b) => b[1] - a[1]).slice(0,
  */
 const STAGES: Record<string, [string, RegExp][]> = {
   create: [
-    ['parse body (JSON.parse, limits scan)', /^(parseJson|scanJson|yamlBodyToJson|checkExpansion) .*(body-parsers|body-limits|yaml-body)\.js/],
-    ['checks (unsafe keys, authentication, permissions)', /(hygiene|authorizer|authenticator|grants|api-tokens|read-cache|derived-cache|credentials)\.js/],
-    ['validation (schema, rules, plugins)', /^(validate|schemaErrors|validateNow|companionsOf|authorizeSecretRefs|authorizeContents) |\/kinds\/|\/plugins\/|\/schemas\/|node_modules\/ajv/],
+    [
+      'parse body (JSON.parse, limits scan)',
+      /^(parseJson|scanJson|yamlBodyToJson|checkExpansion) .*(body-parsers|body-limits|yaml-body)\.js/,
+    ],
+    [
+      'checks (unsafe keys, authentication, permissions)',
+      /(hygiene|authorizer|authenticator|grants|api-tokens|read-cache|derived-cache|credentials)\.js/,
+    ],
+    [
+      'validation (schema, rules, plugins)',
+      /^(validate|schemaErrors|validateNow|companionsOf|authorizeSecretRefs|authorizeContents) |\/kinds\/|\/plugins\/|\/schemas\/|node_modules\/ajv/,
+    ],
     ['history scan (tombstones, managers)', /level-history\.js|^(has|managers|dropOps) .*level-history/],
     [
       'commit (LevelDB batch, events, index)',
@@ -76,7 +96,12 @@ if (stageSet) {
     const known = stageOf.get(id);
     if (known) return known;
     const n = byId.get(id)!;
-    const own = n.callFrame.functionName === '(idle)' ? 'idle' : n.callFrame.functionName === '(garbage collector)' ? 'garbage collection' : table.find(([, test]) => test.test(frame(n)))?.[0];
+    const own =
+      n.callFrame.functionName === '(idle)'
+        ? 'idle'
+        : n.callFrame.functionName === '(garbage collector)'
+          ? 'garbage collection'
+          : table.find(([, test]) => test.test(frame(n)))?.[0];
     const stage = own ?? (n.parent === undefined ? 'request plumbing (HTTP, Fastify, response, log line)' : classify(n.parent));
     stageOf.set(id, stage);
     return stage;
@@ -84,5 +109,6 @@ if (stageSet) {
   const byStage = new Map<string, number>();
   for (const [id, c] of counts) byStage.set(classify(id), (byStage.get(classify(id)) ?? 0) + c);
   console.log(`\nby stage (${stageSet}):`);
-  for (const [k, c] of [...byStage.entries()].sort((a, b) => b[1] - a[1])) console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
+  for (const [k, c] of [...byStage.entries()].sort((a, b) => b[1] - a[1]))
+    console.log(`${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`);
 }

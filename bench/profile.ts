@@ -7,7 +7,19 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { AUTH_ENV, adminAuth, api, autocannon, dashboard, median, pool, sequentialLatency, startBare, startDashplane, tempDir } from './lib.js';
+import {
+  AUTH_ENV,
+  adminAuth,
+  api,
+  autocannon,
+  dashboard,
+  median,
+  pool,
+  sequentialLatency,
+  startBare,
+  startDashplane,
+  tempDir,
+} from './lib.js';
 import { writeFileSync } from 'node:fs';
 import { seedOne } from './p1-get.js';
 import { watchLatencies } from './p6-watch.js';
@@ -16,7 +28,11 @@ const which = (process.argv[2] ?? 'P1').toUpperCase();
 const dir = tempDir('profile');
 const server = await startDashplane({
   dir: dir.path,
-  env: { ...AUTH_ENV, DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true', ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}) },
+  env: {
+    ...AUTH_ENV,
+    DASHPLANE_PROXY_ALLOW_LOOPBACK: 'true',
+    ...(process.env.PG_URL ? { DASHPLANE_DATABASE_POSTGRES_URL: process.env.PG_URL, DASHPLANE_ENCRYPTION_KEY: 'a'.repeat(64) } : {}),
+  },
   nodeArgs: ['--cpu-prof', '--cpu-prof-dir', join(dir.path, 'prof')],
 });
 try {
@@ -43,12 +59,22 @@ try {
       server.url,
       'POST',
       '/api/v1/projects/bench/datasources',
-      { kind: 'Datasource', metadata: { name: 'prom' }, spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } } },
+      {
+        kind: 'Datasource',
+        metadata: { name: 'prom' },
+        spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: upstream.url } } } } },
+      },
       auth,
     );
     // each request a new query, as P4 measures (the query cache would answer a repeated one)
     console.log(
-      await autocannon({ url: `${server.url}/proxy/projects/bench/datasources/prom/api/v1/query?query=up&n=[<id>]&fresh=1`, connections: 50, durationS: 10, headers: auth, idReplacement: true }),
+      await autocannon({
+        url: `${server.url}/proxy/projects/bench/datasources/prom/api/v1/query?query=up&n=[<id>]&fresh=1`,
+        connections: 50,
+        durationS: 10,
+        headers: auth,
+        idReplacement: true,
+      }),
     );
     await upstream.stop();
   }
@@ -68,12 +94,22 @@ try {
   }
   if (which === 'P2') {
     for (let i = 0; i < 2000; i++) await api(server.url, 'POST', '/api/v1/projects/bench/dashboards', dashboard(`x${i}`, 'bench'), auth);
-    console.log(await autocannon({ url: `${server.url}/api/v1/projects/bench/dashboards?metadata_only=true`, connections: 1, amount: 50, headers: auth }));
+    console.log(
+      await autocannon({
+        url: `${server.url}/api/v1/projects/bench/dashboards?metadata_only=true`,
+        connections: 1,
+        amount: 50,
+        headers: auth,
+      }),
+    );
   }
 } finally {
   await server.stop();
 }
 const profDir = join(dir.path, 'prof');
 const stages = which === 'P3' ? ['--stages', 'create'] : [];
-for (const f of readdirSync(profDir)) console.log(execFileSync(process.execPath, [join(import.meta.dirname, 'profile-summary.js'), join(profDir, f), '30', ...stages]).toString());
+for (const f of readdirSync(profDir))
+  console.log(
+    execFileSync(process.execPath, [join(import.meta.dirname, 'profile-summary.js'), join(profDir, f), '30', ...stages]).toString(),
+  );
 dir.cleanup();

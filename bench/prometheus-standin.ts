@@ -23,15 +23,25 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     counts[prefix] = (counts[prefix] ?? 0) + 1;
     const params = new URLSearchParams(url.search);
     for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) params.append(k, v);
-    const [query, start, end, step] = [params.get('query') ?? '', Number(params.get('start')), Number(params.get('end')), Number(params.get('step'))];
+    const [query, start, end, step] = [
+      params.get('query') ?? '',
+      Number(params.get('start')),
+      Number(params.get('end')),
+      Number(params.get('step')),
+    ];
     if (!(step > 0) || !(end >= start) || (end - start) / step > MAX_POINTS) return send(res, 400, { status: 'error', error: 'bad range' });
     const result = [0, 1, 2].map((series) => {
       const values: [number, string][] = [];
-      for (let t = start; t <= end; t += step) values.push([t, String(Math.round(1000 * (1 + Math.sin(t / 600 + series + query.length))) / 1000)]);
+      for (let t = start; t <= end; t += step)
+        values.push([t, String(Math.round(1000 * (1 + Math.sin(t / 600 + series + query.length))) / 1000)]);
       return { metric: { __name__: 'standin', series: String(series) }, values };
     });
     // `asked` first: a viewer checks it without parsing the whole answer
-    send(res, 200, { asked: { query, start: params.get('start'), end: params.get('end'), step: params.get('step') }, status: 'success', data: { resultType: 'matrix', result } });
+    send(res, 200, {
+      asked: { query, start: params.get('start'), end: params.get('end'), step: params.get('step') },
+      status: 'success',
+      data: { resultType: 'matrix', result },
+    });
   });
 });
 

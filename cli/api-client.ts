@@ -142,7 +142,12 @@ export class ApiClient {
   async close(): Promise<void> {}
 
   private async send(method: string, path: string, o: RequestOptions, token: string | undefined): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'dashctl', [MANAGER_HEADER]: FIELD_MANAGER, ...(o.headers ?? {}) };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': 'dashctl',
+      [MANAGER_HEADER]: FIELD_MANAGER,
+      ...(o.headers ?? {}),
+    };
     // dashctl never wants a write of unchanged content to make a new version (apply, its dry-run checks, edit, history --restore)
     if (method === 'PUT' || (method === 'POST' && /\/versions\/\d+\/restore(?:\?|$)/.test(path))) headers[SKIP_UNCHANGED_HEADER] = 'true';
     let body: string | undefined;
@@ -156,11 +161,19 @@ export class ApiClient {
     if (token && o.auth !== false) headers.authorization = `Bearer ${token}`;
     const target = this.url + path + queryString(o.query);
     try {
-      return await fetch(target, { method, headers, ...(body !== undefined ? { body } : {}), ...(this.opts.timeoutMs ? { signal: AbortSignal.timeout(this.opts.timeoutMs) } : {}) });
+      return await fetch(target, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        ...(this.opts.timeoutMs ? { signal: AbortSignal.timeout(this.opts.timeoutMs) } : {}),
+      });
     } catch (e) {
-      if ((e as Error).name === 'TimeoutError') throw new CliError(`${this.url} did not answer ${method} ${path} within ${this.opts.timeoutMs} ms`);
+      if ((e as Error).name === 'TimeoutError')
+        throw new CliError(`${this.url} did not answer ${method} ${path} within ${this.opts.timeoutMs} ms`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`);
+      throw new CliError(
+        `cannot reach ${this.url} (${cause?.code ?? cause?.message ?? (e as Error).message}); is the server running? (dashctl login URL to change it)`,
+      );
     }
   }
 
@@ -213,7 +226,13 @@ function describeBody(text: string): string {
 export function toHttpError(method: string, path: string, res: ApiResponse): HttpError {
   const b = (res.body ?? {}) as { message?: unknown; reason?: unknown; details?: unknown; error?: unknown; error_description?: unknown };
   const message =
-    typeof b.message === 'string' ? b.message : typeof b.error_description === 'string' ? b.error_description : typeof b.error === 'string' ? b.error : res.text.slice(0, 300) || `HTTP ${res.status}`;
+    typeof b.message === 'string'
+      ? b.message
+      : typeof b.error_description === 'string'
+        ? b.error_description
+        : typeof b.error === 'string'
+          ? b.error
+          : res.text.slice(0, 300) || `HTTP ${res.status}`;
   const details = Array.isArray(b.details) ? (b.details as Detail[]).filter((d) => d && typeof d.path === 'string') : [];
   return new HttpError(res.status, message, method, path, typeof b.reason === 'string' ? b.reason : undefined, details, res.body);
 }

@@ -38,7 +38,8 @@ export async function applyPlan(api: ApiClient, plan: Plan, o: ApplyOptions): Pr
     results.push(r);
     o.onResult(r);
   };
-  for (const s of plan.steps.filter((x) => x.action === 'unchanged')) report({ ...(s.target ? { target: s.target } : {}), label: s.label, outcome: 'unchanged' });
+  for (const s of plan.steps.filter((x) => x.action === 'unchanged'))
+    report({ ...(s.target ? { target: s.target } : {}), label: s.label, outcome: 'unchanged' });
   const writes = plan.steps.filter((x) => x.action !== 'unchanged');
   for (const phase of PHASES) {
     const inPhase = writes.filter((s) => (s.target ? phaseOf(s.target.d) : 0) === phase);

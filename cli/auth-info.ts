@@ -15,7 +15,8 @@ export async function authInfo(api: ApiClient): Promise<AuthInfo> {
   const security = body?.security ?? {};
   const p = security.authentication?.providers ?? {};
   const providers = new Map<string, 'oidc' | 'oauth'>();
-  for (const kind of ['oidc', 'oauth'] as const) for (const x of Array.isArray(p[kind]) ? p[kind] : []) if (x?.slug_id) providers.set(String(x.slug_id), kind);
+  for (const kind of ['oidc', 'oauth'] as const)
+    for (const x of Array.isArray(p[kind]) ? p[kind] : []) if (x?.slug_id) providers.set(String(x.slug_id), kind);
   return { enabled: security.enable_auth === true, native: p.enable_native !== false, providers };
 }
 
@@ -24,7 +25,9 @@ export function providerPath(info: AuthInfo, slug: string): string {
   const kind = info.providers.get(slug);
   if (!kind) {
     const known = [...info.providers.keys()];
-    throw new CliError(`the server has no identity provider "${slug}"${known.length ? `; it has ${known.join(', ')}` : ' (none is configured)'}`);
+    throw new CliError(
+      `the server has no identity provider "${slug}"${known.length ? `; it has ${known.join(', ')}` : ' (none is configured)'}`,
+    );
   }
   return `/api/auth/providers/${kind}/${encodeURIComponent(slug)}`;
 }

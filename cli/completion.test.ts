@@ -37,7 +37,10 @@ describe('dashctl completion', () => {
       seen.push(line);
       return ['cpu', 'cpu2', 'disk'];
     };
-    expect(await complete(program, ['--context', 'prod', 'get', 'dash', '-p', 'demo', 'cpu', 'c'], { names })).to.deep.equal(['cpu', 'cpu2']);
+    expect(await complete(program, ['--context', 'prod', 'get', 'dash', '-p', 'demo', 'cpu', 'c'], { names })).to.deep.equal([
+      'cpu',
+      'cpu2',
+    ]);
     expect(seen[0]).to.deep.include({ args: ['dash', 'cpu'], options: { context: 'prod', project: 'demo' }, current: 'c' });
     expect(seen[0].command.name()).to.equal('get');
     expect(await complete(program, ['get', 'dash', '--project=team', '-A', ''], { names })).to.have.length(3);

@@ -11,7 +11,10 @@ describe('dashctl configuration file', () => {
     try {
       const file = join(dir, 'config.json');
       writeFileSync(file, JSON.stringify({ url: 'http://a:1', project: 'p', accessToken: 't', unknown: 1 }));
-      expect(loadConfig(file)).to.deep.equal({ currentContext: 'default', contexts: { default: { url: 'http://a:1', project: 'p', accessToken: 't' } } });
+      expect(loadConfig(file)).to.deep.equal({
+        currentContext: 'default',
+        contexts: { default: { url: 'http://a:1', project: 'p', accessToken: 't' } },
+      });
       writeFileSync(file, '{}');
       expect(loadConfig(file)).to.deep.equal({ contexts: {} });
       writeFileSync(file, JSON.stringify({ contexts: { a: 'x' } }));

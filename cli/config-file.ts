@@ -50,13 +50,16 @@ export function loadConfig(file: string): CliConfigFile {
   }
   if (!isObj(parsed)) throw new CliError(`${file}: must hold a JSON object`);
   if (parsed.contexts === undefined) return migrate(parsed);
-  if (!isObj(parsed.contexts) || !Object.values(parsed.contexts).every(isObj)) throw new CliError(`${file}: "contexts" must map context names to objects; fix or delete the file and log in again`);
+  if (!isObj(parsed.contexts) || !Object.values(parsed.contexts).every(isObj))
+    throw new CliError(`${file}: "contexts" must map context names to objects; fix or delete the file and log in again`);
   const current = typeof parsed.currentContext === 'string' && parsed.currentContext ? parsed.currentContext : undefined;
   return { ...(current ? { currentContext: current } : {}), contexts: parsed.contexts as Record<string, ContextSettings> };
 }
 
 function migrate(legacy: Record<string, unknown>): CliConfigFile {
-  const settings = Object.fromEntries(LEGACY_KEYS.filter((k) => typeof legacy[k] === 'string').map((k) => [k, legacy[k]])) as ContextSettings;
+  const settings = Object.fromEntries(
+    LEGACY_KEYS.filter((k) => typeof legacy[k] === 'string').map((k) => [k, legacy[k]]),
+  ) as ContextSettings;
   if (!Object.keys(settings).length) return { contexts: {} };
   return { currentContext: DEFAULT_CONTEXT, contexts: { [DEFAULT_CONTEXT]: settings } };
 }
@@ -69,7 +72,12 @@ export function saveConfig(config: CliConfigFile, file: string): void {
   const dir = dirname(file);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
-  const contexts = Object.fromEntries(Object.entries(config.contexts).map(([name, c]) => [name, Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined && v !== ''))]));
+  const contexts = Object.fromEntries(
+    Object.entries(config.contexts).map(([name, c]) => [
+      name,
+      Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined && v !== '')),
+    ]),
+  );
   const clean = { ...(config.currentContext ? { currentContext: config.currentContext } : {}), contexts };
   writeFileSync(tmp, `${JSON.stringify(clean, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);

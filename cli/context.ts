@@ -36,7 +36,10 @@ export class Context {
   /** The server: `$DASHCTL_URL`, else the one of the context. */
   get url(): string {
     const raw = this.io.env.DASHCTL_URL || this.checked().url;
-    if (!raw) throw new CliError(`no server configured${this.name && this.name !== DEFAULT_CONTEXT ? ` in context "${this.name}"` : ''}; run dashctl login URL first (or set DASHCTL_URL)`);
+    if (!raw)
+      throw new CliError(
+        `no server configured${this.name && this.name !== DEFAULT_CONTEXT ? ` in context "${this.name}"` : ''}; run dashctl login URL first (or set DASHCTL_URL)`,
+      );
     return normaliseUrl(raw);
   }
 
@@ -50,7 +53,8 @@ export class Context {
       url: this.url,
       accessToken: this.io.env.DASHCTL_TOKEN || this.config.accessToken,
       refreshToken: this.io.env.DASHCTL_TOKEN ? undefined : this.config.refreshToken,
-      onTokens: (t) => this.save({ accessToken: t.access_token, refreshToken: t.refresh_token ?? this.config.refreshToken, expiry: t.expiry }),
+      onTokens: (t) =>
+        this.save({ accessToken: t.access_token, refreshToken: t.refresh_token ?? this.config.refreshToken, expiry: t.expiry }),
     });
     return this.apiClient;
   }
@@ -83,7 +87,8 @@ export class Context {
 
   /** The context of this run, which must exist when it was named (--context) or when several exist. */
   checked(): ContextSettings {
-    if (this.name === undefined) throw new CliError('no current context; choose one with dashctl config use-context NAME (dashctl config get-contexts lists them)');
+    if (this.name === undefined)
+      throw new CliError('no current context; choose one with dashctl config use-context NAME (dashctl config get-contexts lists them)');
     if (this.explicit && !this.file.contexts[this.name]) throw missingContext(this.name);
     return this.config;
   }
@@ -112,5 +117,7 @@ export class Context {
 
 /** The error for a context name that is not in the file. */
 export function missingContext(name: string): CliError {
-  return new CliError(`context "${name}" does not exist; dashctl config get-contexts lists them, dashctl config set-context ${name} --server URL creates it`);
+  return new CliError(
+    `context "${name}" does not exist; dashctl config get-contexts lists them, dashctl config set-context ${name} --server URL creates it`,
+  );
 }

@@ -1,4 +1,11 @@
-import { type DatasourceScopes, fallbackDatasourceKinds, type KnownDatasource, missingDatasources, type PluginEntry, pluginEntries } from '../src/lib/datasource-refs.js';
+import {
+  type DatasourceScopes,
+  fallbackDatasourceKinds,
+  type KnownDatasource,
+  missingDatasources,
+  type PluginEntry,
+  pluginEntries,
+} from '../src/lib/datasource-refs.js';
 import { isObj } from '../src/lib/is-obj.js';
 import type { ApiClient } from './api-client.js';
 import { collectionPath, KINDS } from './kinds.js';
@@ -47,8 +54,12 @@ export async function datasourceWarnings(targets: readonly Target[], o: Datasour
   const out: DatasourceWarning[] = [];
   for (const t of users) {
     const uses = t.d.usesDatasources!;
-    const scopes: Omit<DatasourceScopes, 'dashboard'> = { project: t.project === undefined ? undefined : await scope(uses.project, t.project), global: await scope(uses.global, undefined) };
-    for (const m of missingDatasources(t.m.object.spec, fallback, scopes, t.project)) out.push({ target: t, path: m.path, message: m.message });
+    const scopes: Omit<DatasourceScopes, 'dashboard'> = {
+      project: t.project === undefined ? undefined : await scope(uses.project, t.project),
+      global: await scope(uses.global, undefined),
+    };
+    for (const m of missingDatasources(t.m.object.spec, fallback, scopes, t.project))
+      out.push({ target: t, path: m.path, message: m.message });
   }
   return out;
 }
@@ -64,16 +75,23 @@ async function serverPlugins(api: ApiClient): Promise<PluginEntry[]> {
 }
 
 /** The datasources of `kind` in a scope after the run, or undefined when they cannot be known. */
-async function known(targets: readonly Target[], o: DatasourceSources, kind: string, project: string | undefined): Promise<KnownDatasource[] | undefined> {
+async function known(
+  targets: readonly Target[],
+  o: DatasourceSources,
+  kind: string,
+  project: string | undefined,
+): Promise<KnownDatasource[] | undefined> {
   const d = KINDS.byName(kind);
   if (!d) return undefined;
-  const inScope = (x: { d: { kind: string }; project?: string | undefined }) => x.d.kind === kind && (d.scope === 'global' || x.project === project);
+  const inScope = (x: { d: { kind: string }; project?: string | undefined }) =>
+    x.d.kind === kind && (d.scope === 'global' || x.project === project);
   const mine = targets.filter(inScope).map((t) => knownOf(t.name, t.m.object.spec));
   let stored: KnownDatasource[] = [];
   if (o.api) {
     const res = await o.api.request('GET', collectionPath(d, project));
     // a project this run creates has none yet (400 "doesn't exist", or 404 from an older server)
-    if (res.status === 200 && Array.isArray(res.body)) stored = res.body.map((x: { metadata: { name: string }; spec: unknown }) => knownOf(x.metadata.name, x.spec));
+    if (res.status === 200 && Array.isArray(res.body))
+      stored = res.body.map((x: { metadata: { name: string }; spec: unknown }) => knownOf(x.metadata.name, x.spec));
     else if (res.status !== 400 && res.status !== 404) return undefined;
   } else if (!mine.length) return undefined;
   const gone = new Set([...(o.deleted ?? []).filter(inScope).map((x) => x.name), ...mine.map((x) => x.name)]);

@@ -15,7 +15,9 @@ export function editorCommand(env: Readonly<Record<string, string | undefined>>)
 export async function runEditor(file: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const editor = editorCommand(env);
   const child =
-    process.platform === 'win32' ? spawn(`${editor} "${file}"`, { stdio: 'inherit', shell: true, env }) : spawn('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit', env });
+    process.platform === 'win32'
+      ? spawn(`${editor} "${file}"`, { stdio: 'inherit', shell: true, env })
+      : spawn('/bin/sh', ['-c', `${editor} "$1"`, 'dashctl-editor', file], { stdio: 'inherit', env });
   const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ status: null, signal: null, error }));
     child.once('exit', (status, signal) => resolve({ status, signal }));
@@ -28,7 +30,9 @@ export async function runEditor(file: string, env: Readonly<Record<string, strin
 /** What dashctl puts above the object: how editing works, and the errors of the last attempt. */
 export function editHeader(what: string, errors: readonly string[]): string {
   const lines = [
-    ...(errors.length ? ['The edit could not be saved; fix it below (or empty the file to give up):', ...errors.map((e) => `  ${e}`), ''] : []),
+    ...(errors.length
+      ? ['The edit could not be saved; fix it below (or empty the file to give up):', ...errors.map((e) => `  ${e}`), '']
+      : []),
     `${what}`,
     "Edit it below and save. Lines starting with '#' are ignored; an empty file or no change cancels.",
     'If saving fails, this file is reopened with the errors at the top.',

@@ -15,7 +15,10 @@ export interface Env {
 }
 
 /** An Env over `io` that makes its Context on first use, with the context name selected by then. */
-export function lazyEnv(io: Io, make: (contextName?: string) => Context = (name) => new Context(io, configPath(io.env, io.cwd), name)): Env {
+export function lazyEnv(
+  io: Io,
+  make: (contextName?: string) => Context = (name) => new Context(io, configPath(io.env, io.cwd), name),
+): Env {
   let ctx: Context | undefined;
   let name: string | undefined;
   return {

@@ -62,13 +62,21 @@ const HOLDER = /^\S+ "([^"]+)" is already the /;
  * permissions) still answers for it. Only for a server that honours dry runs (plan.ts asks first;
  * ApiClient refuses the request otherwise).
  */
-export async function dryRunWrite(api: ApiClient, t: Target, method: 'POST' | 'PUT', path: string, o: RequestOptions, givers: ReadonlySet<string>): Promise<ApiResponse> {
+export async function dryRunWrite(
+  api: ApiClient,
+  t: Target,
+  method: 'POST' | 'PUT',
+  path: string,
+  o: RequestOptions,
+  givers: ReadonlySet<string>,
+): Promise<ApiResponse> {
   const res = await api.request(method, path, { ...o, body: t.m.object, query: { dryRun: true } });
   const rule = t.d.singleFlag;
   if (res.status < 400 || !rule || !claimsFlag(t)) return res;
   const { details } = toHttpError(method, path, res);
   const held = details.filter((d) => d.path === rule.flag).map((d) => HOLDER.exec(d.message)?.[1]);
-  if (!held.length || held.length !== details.length || !held.every((n) => n !== undefined && givers.has(keyOf(t.d.kind, t.project, n)))) return res;
+  if (!held.length || held.length !== details.length || !held.every((n) => n !== undefined && givers.has(keyOf(t.d.kind, t.project, n))))
+    return res;
   const body = structuredClone(t.m.object);
   setPathIfParentExists(body, rule.flag, false);
   return api.request(method, path, { ...o, body, query: { dryRun: true } });

@@ -40,7 +40,10 @@ function expand(path: string, cwd: string): string[] {
  * the memory of the parser.
  */
 function parseText(label: string, text: string): GrafanaFile[] {
-  const tooDeep = () => new CliError(`${label}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); this is not a Grafana dashboard`);
+  const tooDeep = () =>
+    new CliError(
+      `${label}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); this is not a Grafana dashboard`,
+    );
   let value: unknown;
   const looksJson = /^\s*[[{]/.test(text);
   if (looksJson && jsonTextDepthExceeds(text, DEFAULT_MAX_DEPTH)) throw tooDeep();
@@ -59,7 +62,8 @@ function parseText(label: string, text: string): GrafanaFile[] {
       const why = looksJson ? (jsonError as Error).message : (bad?.errors[0].message.split('\n')[0] ?? 'the file is empty');
       throw new CliError(`${label}: not a JSON or YAML document: ${why}`);
     }
-    if (docs.length > 1) throw new CliError(`${label}: holds ${docs.length} YAML documents; give one dashboard (or a list of them) per file`);
+    if (docs.length > 1)
+      throw new CliError(`${label}: holds ${docs.length} YAML documents; give one dashboard (or a list of them) per file`);
     value = docs[0].toJS({ maxAliasCount: 100 });
   }
   if (valueDepthExceeds(value, DEFAULT_MAX_DEPTH)) throw tooDeep();

@@ -28,7 +28,8 @@ describe('dashctl get -o jsonpath, -o custom-columns, -l', () => {
     expect(jp('{..n}')).to.equal('3 1');
     expect(jp('{$.kind}/{.items[*].nope}/')).to.equal('List//');
     expect(jp('name: {.metadata.name}\n', LIST.items[0])).to.equal('name: a\n');
-    for (const bad of ['{range .items[*]}{.x}', '{.items[}', '{.items[?(x)]}', '{.a b}', '{end}']) expect(() => compileJsonPath(bad), bad).to.throw(CliError, '-o jsonpath=');
+    for (const bad of ['{range .items[*]}{.x}', '{.items[}', '{.items[?(x)]}', '{.a b}', '{end}'])
+      expect(() => compileJsonPath(bad), bad).to.throw(CliError, '-o jsonpath=');
   });
 
   it('-o: the formats kubectl users write, and a clear error for any other', () => {
@@ -38,7 +39,10 @@ describe('dashctl get -o jsonpath, -o custom-columns, -l', () => {
     const columns = parseOutput('custom-columns=NAME:.metadata.name,FIRST:.items[0,1],TAGS:{.metadata.tags}');
     expect(columns.format === 'custom-columns' && columns.columns.map((c) => c.header)).to.deep.equal(['NAME', 'FIRST', 'TAGS']);
     expect(compileJsonPathValues('{.metadata.tags}')(LIST.items[0])).to.deep.equal([['x', 'y']]);
-    expect(() => parseOutput('wider')).to.throw(CliError, '-o wider: unknown output format; use table, wide, json, yaml, name, jsonpath=TEMPLATE');
+    expect(() => parseOutput('wider')).to.throw(
+      CliError,
+      '-o wider: unknown output format; use table, wide, json, yaml, name, jsonpath=TEMPLATE',
+    );
     expect(() => parseOutput('jsonpath=')).to.throw(CliError, 'unknown output format');
     expect(() => parseOutput('custom-columns=NAME')).to.throw(CliError, '"NAME" is not HEADER:PATH');
   });
@@ -50,6 +54,7 @@ describe('dashctl get -o jsonpath, -o custom-columns, -l', () => {
     expect(names('x,z')).to.deep.equal([]);
     expect(names('!x')).to.deep.equal(['b']);
     expect(names(' !z , x ')).to.deep.equal(['a']);
-    for (const bad of ['', 'a,,b', 'env in (a,b)', 'a!=b', '!']) expect(() => parseSelector(bad), bad).to.throw(CliError, 'is not a tag requirement');
+    for (const bad of ['', 'a,,b', 'env in (a,b)', 'a!=b', '!'])
+      expect(() => parseSelector(bad), bad).to.throw(CliError, 'is not a tag requirement');
   });
 });

@@ -1,7 +1,13 @@
 import { CliError } from './errors.js';
 
 /** One step of a path: a key, an index or slice, every child, a filter, or a descent to every level. */
-type Step = { key: string } | { indexes: number[] } | { slice: [number | undefined, number | undefined, number | undefined] } | { all: true } | { filter: Filter } | { descend: true };
+type Step =
+  | { key: string }
+  | { indexes: number[] }
+  | { slice: [number | undefined, number | undefined, number | undefined] }
+  | { all: true }
+  | { filter: Filter }
+  | { descend: true };
 
 interface Filter {
   left: Step[];
@@ -39,7 +45,9 @@ function render(nodes: Node[], root: unknown, current: unknown): string {
       out += evaluate(n.path, root, current)
         .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
         .join(' ');
-    else for (const item of evaluate(n.range, root, current).flatMap((v) => (Array.isArray(v) && !endsWithAll(n.range) ? v : [v]))) out += render(n.body, root, item);
+    else
+      for (const item of evaluate(n.range, root, current).flatMap((v) => (Array.isArray(v) && !endsWithAll(n.range) ? v : [v])))
+        out += render(n.body, root, item);
   }
   return out;
 }
@@ -54,7 +62,8 @@ function evaluate(path: Step[], root: unknown, current: unknown): unknown[] {
 
 function apply(step: Step, n: unknown, root: unknown): unknown[] {
   if ('descend' in step) return everything(n);
-  if ('key' in step) return n !== null && typeof n === 'object' && !Array.isArray(n) && step.key in n ? [(n as Record<string, unknown>)[step.key]] : [];
+  if ('key' in step)
+    return n !== null && typeof n === 'object' && !Array.isArray(n) && step.key in n ? [(n as Record<string, unknown>)[step.key]] : [];
   const children = Array.isArray(n) ? n : n !== null && typeof n === 'object' ? Object.values(n) : [];
   if ('all' in step) return children;
   if ('filter' in step) return children.filter((c) => test(step.filter, c, root));
@@ -187,7 +196,14 @@ function bracket(inner: string, template: string): Step {
   if (/^'[^']*'$|^"[^"]*"$/.test(inner)) return { key: inner.slice(1, -1) };
   if (/^-?\d+(\s*,\s*-?\d+)*$/.test(inner)) return { indexes: inner.split(',').map(Number) };
   const slice = /^(-?\d+)?:(-?\d+)?(?::(\d+))?$/.exec(inner);
-  if (slice) return { slice: [slice[1], slice[2], slice[3]].map((x) => (x === undefined ? undefined : Number(x))) as [number | undefined, number | undefined, number | undefined] };
+  if (slice)
+    return {
+      slice: [slice[1], slice[2], slice[3]].map((x) => (x === undefined ? undefined : Number(x))) as [
+        number | undefined,
+        number | undefined,
+        number | undefined,
+      ],
+    };
   const filter = /^\?\((.*)\)$/s.exec(inner);
   if (filter) return { filter: parseFilter(filter[1].trim(), template) };
   throw jsonPathError(template, `"[${inner}]" is not an index, a slice, a 'key', * or a ?(filter)`);
@@ -213,5 +229,7 @@ function parseFilter(text: string, template: string): Filter {
 }
 
 function jsonPathError(template: string, why: string): CliError {
-  return new CliError(`-o jsonpath=${template}: ${why} (kubectl's syntax: {.metadata.name}, {range .items[*]}{.metadata.name}{"\\n"}{end})`);
+  return new CliError(
+    `-o jsonpath=${template}: ${why} (kubectl's syntax: {.metadata.name}, {range .items[*]}{.metadata.name}{"\\n"}{end})`,
+  );
 }

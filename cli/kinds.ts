@@ -9,7 +9,8 @@ export const KINDS: KindRegistry = buildKindRegistry();
 /** A kind from any spelling: `dash`, `dashboard`, `Dashboards`, `globalRoles`, `gds`... (short names are the descriptors' `shortNames`). */
 export function resolveKind(text: string): KindDescriptor {
   const t = text.toLowerCase();
-  const d = KINDS.byShortName(t) ?? KINDS.byName(t) ?? KINDS.byPluralName(t) ?? (t.endsWith('s') ? KINDS.byName(t.slice(0, -1)) : undefined);
+  const d =
+    KINDS.byShortName(t) ?? KINDS.byName(t) ?? KINDS.byPluralName(t) ?? (t.endsWith('s') ? KINDS.byName(t.slice(0, -1)) : undefined);
   if (d) return d;
   const near = nearestKind(t);
   const known = KINDS.all()

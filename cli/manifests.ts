@@ -92,7 +92,9 @@ export async function loadManifests(paths: readonly string[], input: Input): Pro
 /** Why an input given with -f holding no resource at all (an empty file, only comments, `[]`) is refused. */
 function noResources(p: string, files: number, cwd: string): string {
   if (p === '-') return 'no resources found in <stdin> (standard input was empty); pipe in YAML or JSON resources';
-  const what = statSync(resolve(cwd, p)).isDirectory() ? `none of its ${files} *.yaml, *.yml or *.json files holds one` : 'the file is empty, or holds only comments or an empty list';
+  const what = statSync(resolve(cwd, p)).isDirectory()
+    ? `none of its ${files} *.yaml, *.yml or *.json files holds one`
+    : 'the file is empty, or holds only comments or an empty list';
   return `no resources found in ${p} (${what}); give files with at least one resource (kind, metadata, spec)`;
 }
 
@@ -152,7 +154,13 @@ async function addBuilt(file: string, explicit: boolean, run: { cwd: string; gen
   const built = await buildFile(file, explicit, run);
   if (!built) return 0;
   built.resources.forEach((object, index) => {
-    const base = { file, index, ofFile: built.resources.length, lineOf: () => undefined, sourceOf: (path: string) => built.sourceOf(index, path) };
+    const base = {
+      file,
+      index,
+      ofFile: built.resources.length,
+      lineOf: () => undefined,
+      sourceOf: (path: string) => built.sourceOf(index, path),
+    };
     if (!isOperatorResource(object)) return void out.manifests.push({ ...base, object });
     const converted = fromOperator(object);
     if (!converted) return void out.skipped.push(`${file}#${index}: ${String(object.kind)} is not a kind dashctl can convert; skipped`);
@@ -167,14 +175,21 @@ function addManifests(file: string, pieces: RawPiece[], lines: ReturnType<typeof
     const base = { file, index, ofFile: pieces.length };
     const at = `${file}${many ? `#${index}` : ''}`;
     if (!isObj(piece.value)) throw new CliError(`${at}: a resource must be an object with kind, metadata and spec`);
-    const lookup = (prefixFor: (path: string) => (string | number)[]) => (path: string) => lines(piece.doc, [...piece.prefix, ...prefixFor(path)]);
+    const lookup = (prefixFor: (path: string) => (string | number)[]) => (path: string) =>
+      lines(piece.doc, [...piece.prefix, ...prefixFor(path)]);
     if (isOperatorResource(piece.value)) {
       const converted = fromOperator(piece.value);
       if (!converted) return void out.skipped.push(`${at}: ${String(piece.value.kind)} is not a kind dashctl can convert; skipped`);
-      out.manifests.push({ ...base, object: converted.object, convertedFrom: String(piece.value.kind), lineOf: lookup((p) => converted.sourcePath(splitPath(p))) });
+      out.manifests.push({
+        ...base,
+        object: converted.object,
+        convertedFrom: String(piece.value.kind),
+        lineOf: lookup((p) => converted.sourcePath(splitPath(p))),
+      });
       return;
     }
-    if (typeof piece.value.apiVersion === 'string') return void out.skipped.push(`${at}: ${piece.value.apiVersion} ${String(piece.value.kind)} is not a Perses resource; skipped`);
+    if (typeof piece.value.apiVersion === 'string')
+      return void out.skipped.push(`${at}: ${piece.value.apiVersion} ${String(piece.value.kind)} is not a Perses resource; skipped`);
     out.manifests.push({ ...base, object: piece.value, lineOf: lookup(splitPath) });
   });
 }

@@ -110,7 +110,14 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
   plan.refused.push(...duplicates);
   const refusedEarly = new Set<Target>(duplicates.map((r) => r.target));
   const [projects, globalPrincipals, globals, projectPrincipals, projectScoped] = phases(targets.filter((t) => !refusedEarly.has(t)));
-  const pc: PlanContext = { dryRun, created: new Set<string>(), givers: flagGivers(targets), unvalidated: new Set<string>(), projectChecks: new Map(), newPrincipals: new Set() };
+  const pc: PlanContext = {
+    dryRun,
+    created: new Set<string>(),
+    givers: flagGivers(targets),
+    unvalidated: new Set<string>(),
+    projectChecks: new Map(),
+    newPrincipals: new Set(),
+  };
   const created = pc.created;
   const planOne = async (t: Target) => {
     const r = await planTarget(api, t, o, pc);
@@ -145,7 +152,9 @@ export async function makePlan(api: ApiClient, targets: readonly Target[], o: Pl
     });
   }
   await mapPool([...globalPrincipals, ...projectPrincipals], o.concurrency, planOne);
-  for (const s of plan.steps) if (s.action === 'create' && s.target?.d.subject === 'principal') pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
+  for (const s of plan.steps)
+    if (s.action === 'create' && s.target?.d.subject === 'principal')
+      pc.newPrincipals.add(principalKey(s.target.d, s.target.name, s.target.project));
   await mapPool([...globals, ...projectScoped], o.concurrency, planOne);
   if (o.pruneTag !== undefined) {
     const found = await findPrunable(api, targets, o.pruneTag, o.pruneKinds);
@@ -177,7 +186,14 @@ async function planTarget(api: ApiClient, t: Target, o: PlanOptions, pc: PlanCon
         await validateOnly(api, t.d, t.m.object, pc);
         return planned;
       }
-      const check = await dryRunWrite(api, t, 'PUT', path, Number.isInteger(version) ? { headers: { 'if-match': `"${version}"` } } : {}, pc.givers);
+      const check = await dryRunWrite(
+        api,
+        t,
+        'PUT',
+        path,
+        Number.isInteger(version) ? { headers: { 'if-match': `"${version}"` } } : {},
+        pc.givers,
+      );
       if (check.status !== 200) throw toHttpError('PUT', path, check);
       if (check.headers.get(UNCHANGED_HEADER) === 'true') return { ...base, action: 'unchanged' };
       return planned;

@@ -48,7 +48,10 @@ function splitColumns(spec: string): string[] {
 
 function column(spec: string): { header: string; values(o: Obj): unknown[] } {
   const colon = spec.indexOf(':');
-  if (colon <= 0) throw new CliError(`-o custom-columns: "${spec}" is not HEADER:PATH; e.g. custom-columns=NAME:.metadata.name,PROJECT:.metadata.project`);
+  if (colon <= 0)
+    throw new CliError(
+      `-o custom-columns: "${spec}" is not HEADER:PATH; e.g. custom-columns=NAME:.metadata.name,PROJECT:.metadata.project`,
+    );
   return { header: spec.slice(0, colon), values: compileJsonPathValues(spec.slice(colon + 1)) };
 }
 
@@ -99,14 +102,23 @@ function renderTable(items: Obj[], cross: boolean, colour: boolean, wide: boolea
     { title: 'PLUGIN', path: 'spec.plugin.kind' },
     { title: 'DEFAULT', path: 'spec.default' },
   ].filter((c) => items.some((o) => getPath(o, c.path) !== undefined));
-  const header = [...(cross ? ['PROJECT'] : []), 'NAME', ...extras.map((c) => c.title), 'VERSION', 'AGE', ...(wide ? ['TAGS', 'UPDATED'] : [])];
+  const header = [
+    ...(cross ? ['PROJECT'] : []),
+    'NAME',
+    ...extras.map((c) => c.title),
+    'VERSION',
+    'AGE',
+    ...(wide ? ['TAGS', 'UPDATED'] : []),
+  ];
   const rows = items.map((o) => [
     ...(cross ? [String(o.metadata?.project ?? '')] : []),
     paint(colour, 'bold', String(o.metadata?.name ?? '')),
     ...extras.map((c) => cell(getPath(o, c.path))),
     String(o.metadata?.version ?? '-'),
     age(o.metadata?.createdAt),
-    ...(wide ? [Array.isArray(o.metadata?.tags) && o.metadata.tags.length ? o.metadata.tags.join(',') : '<none>', age(o.metadata?.updatedAt)] : []),
+    ...(wide
+      ? [Array.isArray(o.metadata?.tags) && o.metadata.tags.length ? o.metadata.tags.join(',') : '<none>', age(o.metadata?.updatedAt)]
+      : []),
   ]);
   return table(header, rows);
 }

@@ -31,7 +31,10 @@ export async function projectContents(api: ApiClient, project: string, o: { vers
       return { d, items: [] };
     }
   });
-  const withHistory = o.versions === false ? [] : listed.filter((l) => l.d.history).flatMap((l) => l.items.map((o) => objectPath(l.d, String(o.metadata?.name), project)));
+  const withHistory =
+    o.versions === false
+      ? []
+      : listed.filter((l) => l.d.history).flatMap((l) => l.items.map((o) => objectPath(l.d, String(o.metadata?.name), project)));
   const perObject = await mapPool(withHistory, 16, async (path) => {
     const res = await api.request('GET', `${path}/versions`);
     return res.status === 200 && Array.isArray(res.body) ? res.body.length : 0;
@@ -52,7 +55,9 @@ export function objectCount(c: ProjectContents): number {
 export function insideText(c: ProjectContents): string {
   const total = objectCount(c);
   const unreadable = c.unreadable.length ? `, and the ${c.unreadable.map((d) => d.plural).join(', ')} you may not list there` : '';
-  return total ? `the ${total} object(s) in it: ${c.counts.map((x) => `${x.d.plural} ${x.count}`).join(', ')}${unreadable}` : `no objects in it${unreadable}`;
+  return total
+    ? `the ${total} object(s) in it: ${c.counts.map((x) => `${x.d.plural} ${x.count}`).join(', ')}${unreadable}`
+    : `no objects in it${unreadable}`;
 }
 
 /** `Project team-a holds ...` lines: one per kind, the history, or that it is empty. */
@@ -60,7 +65,9 @@ export function describeContents(project: string, c: ProjectContents): string {
   const total = objectCount(c);
   const width = Math.max(0, ...c.counts.map((x) => x.d.plural.length), 'earlier versions'.length);
   const lines = [
-    total ? `Deleting project ${project} also deletes ${total} object(s) in it, and their history:` : `Project ${project} holds no objects${c.unreadable.length ? ' that you can list' : ''}.`,
+    total
+      ? `Deleting project ${project} also deletes ${total} object(s) in it, and their history:`
+      : `Project ${project} holds no objects${c.unreadable.length ? ' that you can list' : ''}.`,
     ...c.counts.map((x) => `  ${x.d.plural.padEnd(width)}  ${x.count}`),
     ...(total ? [`  ${'earlier versions'.padEnd(width)}  ${c.versions}`] : []),
     ...(c.unreadable.length ? [`  (you may not list ${c.unreadable.map((d) => d.plural).join(', ')} there: those go too)`] : []),

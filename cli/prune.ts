@@ -31,7 +31,12 @@ export interface Prunable {
  * user may not list is left alone and named in `unlisted`, unless the input holds objects of it
  * (then the refusal is an error, as it always was).
  */
-export async function findPrunable(api: ApiClient, targets: readonly Target[], tag: string, only?: readonly KindDescriptor[]): Promise<Prunable> {
+export async function findPrunable(
+  api: ApiClient,
+  targets: readonly Target[],
+  tag: string,
+  only?: readonly KindDescriptor[],
+): Promise<Prunable> {
   const wanted = new Set(targets.map((t) => t.key));
   const applied = new Set(targets.map((t) => t.d.kind));
   const kinds = only ?? KINDS.all();
@@ -97,7 +102,11 @@ export function untaggedWarning(targets: readonly Target[], tag: string): string
 }
 
 /** Deletes in reverse apply order (project kinds, global kinds, Projects; grants before the principals they name); each result reported. */
-export async function deleteAll(api: ApiClient, doomed: readonly Doomed[], o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void }): Promise<number> {
+export async function deleteAll(
+  api: ApiClient,
+  doomed: readonly Doomed[],
+  o: { dryRun: boolean; concurrency: number; onResult(x: Doomed, error?: unknown): void },
+): Promise<number> {
   let failed = 0;
   for (const phase of [...PHASES].reverse()) {
     await mapPool(

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dashctl, show } from '../test/helpers/dashctl.js';
 
-const BOARD = (title: string) => `import { dashboard } from 'dashplane/sdk';\nexport default dashboard({ name: 'board', title: '${title}' });\n`;
+const BOARD = (title: string) =>
+  `import { dashboard } from 'dashplane/sdk';\nexport default dashboard({ name: 'board', title: '${title}' });\n`;
 
 /**
  * Runs of dashctl in one process (cli/run.ts): each reads its own environment, working directory
@@ -26,7 +27,11 @@ describe('dashctl runs in process', () => {
     // what the process's environment says must not reach a run whose environment says otherwise
     process.env.DASHCTL_CONTEXT = 'from-the-process';
     process.env.DASHCTL_CONFIG = join(dir, 'from-the-process.json');
-    const [a, b] = await Promise.all(['a', 'b'].map((n) => dashctl(join(dir, `${n}.json`), ['config', 'set-context', `ctx-${n}`, '--server', `http://${n}.example:8080`, '-p', `team-${n}`])));
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((n) =>
+        dashctl(join(dir, `${n}.json`), ['config', 'set-context', `ctx-${n}`, '--server', `http://${n}.example:8080`, '-p', `team-${n}`]),
+      ),
+    );
     expect(a.code, show(a)).to.equal(0);
     expect(b.code, show(b)).to.equal(0);
     for (const n of ['a', 'b']) {

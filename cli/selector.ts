@@ -14,7 +14,9 @@ export function parseSelector(text: string): (o: Obj) => boolean {
     const negated = r.startsWith('!');
     const tag = (negated ? r.slice(1) : r).trim();
     if (!tag || /[()\s]/.test(tag) || /!=|==/.test(tag))
-      throw new CliError(`-l ${text}: "${r}" is not a tag requirement; write TAG (carries it) or !TAG (does not), comma-separated: -l gitops,!legacy`);
+      throw new CliError(
+        `-l ${text}: "${r}" is not a tag requirement; write TAG (carries it) or !TAG (does not), comma-separated: -l gitops,!legacy`,
+      );
     return { tag, negated };
   });
   return (o) => {

@@ -3,8 +3,15 @@ import type { Manifest } from './manifests.js';
 import { resolveTargets } from './targets.js';
 
 describe('dashctl: the one project rule', () => {
-  const manifest = (object: Record<string, unknown>): Manifest => ({ file: 'f.yaml', index: 0, ofFile: 1, object, lineOf: () => undefined });
-  const folder = (name: string, project?: string) => manifest({ kind: 'Folder', metadata: { name, ...(project ? { project } : {}) }, spec: {} });
+  const manifest = (object: Record<string, unknown>): Manifest => ({
+    file: 'f.yaml',
+    index: 0,
+    ofFile: 1,
+    object,
+    lineOf: () => undefined,
+  });
+  const folder = (name: string, project?: string) =>
+    manifest({ kind: 'Folder', metadata: { name, ...(project ? { project } : {}) }, spec: {} });
 
   it("an object's own project wins; -p or the default fills in the others", () => {
     const { targets, unresolved } = resolveTargets([folder('a', 'own'), folder('b')], { fallback: 'dflt' });
@@ -30,7 +37,9 @@ describe('dashctl: the one project rule', () => {
   });
 
   it('global kinds ignore -p; a project kind without any project is unresolved', () => {
-    const { targets, unresolved } = resolveTargets([manifest({ kind: 'GlobalVariable', metadata: { name: 'g' }, spec: {} }), folder('x')], { flag: undefined });
+    const { targets, unresolved } = resolveTargets([manifest({ kind: 'GlobalVariable', metadata: { name: 'g' }, spec: {} }), folder('x')], {
+      flag: undefined,
+    });
     expect(targets.map((t) => t.label)).to.deep.equal(['GlobalVariable g']);
     expect(unresolved[0].message).to.match(/has no metadata.project/);
   });
@@ -45,6 +54,8 @@ describe('dashctl: the one project rule', () => {
       );
     }
     const numbered = resolveTargets([manifest({ kind: 'Folder', metadata: { name: 123, project: 'p' }, spec: {} })], {});
-    expect(numbered.unresolved[0].message).to.equal('Folder metadata.name: must be a string, not the number 123 (in YAML, quote a name such as "0123")');
+    expect(numbered.unresolved[0].message).to.equal(
+      'Folder metadata.name: must be a string, not the number 123 (in YAML, quote a name such as "0123")',
+    );
   });
 });

@@ -42,7 +42,11 @@ export interface ProjectChoice {
  * metadata.project is rewritten in the body sent). With `requireName: false` (offline lint) a
  * missing name is left for validation to report.
  */
-export function resolveTargets(manifests: readonly Manifest[], choice: ProjectChoice, requireName = true): { targets: Target[]; unresolved: Unresolved[] } {
+export function resolveTargets(
+  manifests: readonly Manifest[],
+  choice: ProjectChoice,
+  requireName = true,
+): { targets: Target[]; unresolved: Unresolved[] } {
   const targets: Target[] = [];
   const unresolved: Unresolved[] = [];
   const seen = new Map<string, Manifest>();
@@ -56,7 +60,10 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
       const near = typeof kind === 'string' ? nearestKind(kind) : undefined;
       unresolved.push({
         m,
-        message: typeof kind === 'string' ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})` : 'kind: is required (e.g. kind: Dashboard)',
+        message:
+          typeof kind === 'string'
+            ? `kind "${kind}" is not a dashplane kind${near ? `; did you mean ${near.kind}?` : ''} (known: ${known})`
+            : 'kind: is required (e.g. kind: Dashboard)',
       });
       continue;
     }
@@ -87,7 +94,10 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
       }
       project = own !== undefined && !choice.force ? own : choice.flag || own || choice.fallback;
       if (!project && requireName) {
-        unresolved.push({ m, message: `${d.kind} "${name}" has no metadata.project; add one, pass --project NAME or set a default with dashctl project NAME` });
+        unresolved.push({
+          m,
+          message: `${d.kind} "${name}" has no metadata.project; add one, pass --project NAME or set a default with dashctl project NAME`,
+        });
         continue;
       }
     }
@@ -105,7 +115,8 @@ export function resolveTargets(manifests: readonly Manifest[], choice: ProjectCh
 
 /** Why a name field that is not a string is wrong, in words (`{{PROJECT}}` unquoted is a YAML map). */
 function notAString(v: unknown): string {
-  if (isObj(v)) return 'must be a string, not a map; an unrendered template such as {{PROJECT}} reads as one in YAML: render it, or quote a literal name';
+  if (isObj(v))
+    return 'must be a string, not a map; an unrendered template such as {{PROJECT}} reads as one in YAML: render it, or quote a literal name';
   if (Array.isArray(v)) return 'must be a string, not a list';
   return `must be a string, not the ${typeof v} ${JSON.stringify(v)} (in YAML, quote a name such as "0123")`;
 }

@@ -69,18 +69,23 @@ export async function buildFile(file: string, required: boolean, run: { cwd: str
   }
   if (!('default' in mod)) {
     if (!required) return undefined;
-    throw new CliError(`${file}: no default export; end it with \`export default dashboard({...})\`, an array of resources, or a function returning them`);
+    throw new CliError(
+      `${file}: no default export; end it with \`export default dashboard({...})\`, an array of resources, or a function returning them`,
+    );
   }
   let value = mod.default;
   try {
-    if (typeof value === 'function') value = await (value as (ctx: { file: string; dir: string }) => unknown)({ file: abs, dir: dirname(abs) });
+    if (typeof value === 'function')
+      value = await (value as (ctx: { file: string; dir: string }) => unknown)({ file: abs, dir: dirname(abs) });
   } catch (e) {
     throw new CliError(failure(file, e, shown));
   }
   const list = Array.isArray(value) ? value : [value];
   list.forEach((r, i) => {
     if (!isResource(r))
-      throw new CliError(`${file}: the default export${Array.isArray(value) ? ` [${i}]` : ''} is ${describe(r)}, not a resource; export dashboard({...}), resource(kind, {...}), or an array of them`);
+      throw new CliError(
+        `${file}: the default export${Array.isArray(value) ? ` [${i}]` : ''} is ${describe(r)}, not a resource; export dashboard({...}), resource(kind, {...}), or an array of them`,
+      );
   });
   const originals = list as Resource[];
   return {

@@ -34,7 +34,11 @@ const TS = /\.m?ts$/;
 /** ts-build.ts's GENERATION_PARAM (this module runs on its own thread and imports nothing of dashctl). */
 const GENERATION = 'dashctl-build';
 
-export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  next: NextResolve,
+): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
   const resolved = await resolveTs(specifier, context, next);
   const generation = context.parentURL?.startsWith('file:') ? new URL(context.parentURL).searchParams.get(GENERATION) : null;
   if (generation === null || !resolved.url.startsWith('file:')) return resolved;
@@ -44,7 +48,11 @@ export async function resolve(specifier: string, context: ResolveContext, next: 
   return { ...resolved, url: url.href, shortCircuit: true };
 }
 
-async function resolveTs(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
+async function resolveTs(
+  specifier: string,
+  context: ResolveContext,
+  next: NextResolve,
+): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
   try {
     return await next(specifier, context);
   } catch (e) {
@@ -68,9 +76,19 @@ function tsCandidates(specifier: string): string[] {
   return [`${specifier}.ts`, `${specifier}.mts`, `${specifier}/index.ts`];
 }
 
-export async function load(url: string, context: unknown, next: NextLoad): Promise<{ format?: string | null; source?: unknown; shortCircuit?: boolean }> {
+export async function load(
+  url: string,
+  context: unknown,
+  next: NextLoad,
+): Promise<{ format?: string | null; source?: unknown; shortCircuit?: boolean }> {
   if (!url.startsWith('file:') || !TS.test(new URL(url).pathname)) return next(url, context);
   const file = fileURLToPath(url);
-  const result = await transform(await readFile(file, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcefile: file });
+  const result = await transform(await readFile(file, 'utf8'), {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'inline',
+    sourcefile: file,
+  });
   return { format: 'module', source: result.code, shortCircuit: true };
 }

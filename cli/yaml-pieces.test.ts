@@ -8,7 +8,9 @@ import { fastLoad, lineFinder, parsePieces } from './yaml-pieces.js';
 
 describe('dashctl YAML fast path (js-yaml) gives the same values as the yaml package', () => {
   const corpusFiles = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? corpusFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? corpusFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
   const careful = (text: string) => parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }));
 
   it('on every YAML file of the Perses corpus', function () {

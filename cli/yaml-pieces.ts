@@ -22,7 +22,10 @@ export interface RawPiece {
 export function parsePieces(file: string, text: string): RawPiece[] {
   const pieces: RawPiece[] = [];
   const isJsonFile = /\.json$/i.test(file);
-  const tooDeep = () => new CliError(`${file}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); flatten it`);
+  const tooDeep = () =>
+    new CliError(
+      `${file}: nested more than ${DEFAULT_MAX_DEPTH} levels deep (dashctl and the server read at most ${DEFAULT_MAX_DEPTH}); flatten it`,
+    );
   const take = (value: unknown, doc: number) => {
     if (valueDepthExceeds(value, DEFAULT_MAX_DEPTH)) throw tooDeep();
     unfold(value, doc, [], pieces);
@@ -99,8 +102,10 @@ export function fastLoad(text: string): unknown[] | undefined {
 
 function unfold(value: unknown, doc: number, prefix: (string | number)[], out: RawPiece[]): void {
   if (Array.isArray(value)) value.forEach((v, i) => unfold(v, doc, [...prefix, i], out));
-  else if (isObj(value) && value.kind === 'List' && Array.isArray(value.items)) value.items.forEach((v, i) => unfold(v, doc, [...prefix, 'items', i], out));
-  else if (isObj(value) && isWrappedMap(value)) for (const [k, v] of Object.entries(value)) out.push({ value: v, doc, prefix: [...prefix, k] });
+  else if (isObj(value) && value.kind === 'List' && Array.isArray(value.items))
+    value.items.forEach((v, i) => unfold(v, doc, [...prefix, 'items', i], out));
+  else if (isObj(value) && isWrappedMap(value))
+    for (const [k, v] of Object.entries(value)) out.push({ value: v, doc, prefix: [...prefix, k] });
   else if (value !== null && value !== undefined) out.push({ value, doc, prefix });
 }
 

@@ -99,5 +99,7 @@ function precompress(dir: string): void {
     }
   };
   walk(dir);
-  console.log(`ui: precompressed ${(raw / 1e6).toFixed(2)} MB to ${(br / 1e6).toFixed(2)} MB brotli (and gzip) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `ui: precompressed ${(raw / 1e6).toFixed(2)} MB to ${(br / 1e6).toFixed(2)} MB brotli (and gzip) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }

@@ -48,7 +48,8 @@ function manifestMetadata(s: Json): Json {
 /** `allOf` made only of `if {K: const C} then {...}` branches -> `oneOf` of the base narrowed to each C. */
 function discriminated(s: Json): Json {
   const branches = s.allOf as Json[] | undefined;
-  const isConst = (b: Json) => b.if && b.then && Object.keys(b.if.properties ?? {}).length === 1 && Object.values(b.if.properties as Json)[0].const !== undefined;
+  const isConst = (b: Json) =>
+    b.if && b.then && Object.keys(b.if.properties ?? {}).length === 1 && Object.values(b.if.properties as Json)[0].const !== undefined;
   if (!branches?.length || !branches.every(isConst)) return s;
   const { allOf: _, ...base } = s;
   const oneOf = branches.map((b) => {
@@ -106,8 +107,13 @@ function sdkSchemas(): { all: Map<string, Json>; kinds: Json[]; plugins: Json[] 
   for (const s of [...readDir('defs'), ...kinds, ...plugins]) {
     let t = discriminated(manifestMetadata(s));
     // a plugin reference is the SDK's Plugin: typed by kind, and any of them fits where a plugin goes
-    if (s.$id === `${ID_BASE}defs/plugin.json`) t = { ...t, tsType: '{ kind: string; spec: object; metadata?: { version?: string; registry?: string } }' };
-    if (t.definitions) t = { ...t, definitions: Object.fromEntries(Object.entries(t.definitions as Json).map(([k, d]) => [k, mergedPatch(discriminated(d), s)])) };
+    if (s.$id === `${ID_BASE}defs/plugin.json`)
+      t = { ...t, tsType: '{ kind: string; spec: object; metadata?: { version?: string; registry?: string } }' };
+    if (t.definitions)
+      t = {
+        ...t,
+        definitions: Object.fromEntries(Object.entries(t.definitions as Json).map(([k, d]) => [k, mergedPatch(discriminated(d), s)])),
+      };
     all.set(s.$id, t);
   }
   return { all, kinds, plugins };
@@ -120,7 +126,9 @@ async function typesSource(): Promise<string> {
     title: 'DashplaneSdkTypes',
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries([...kinds, ...plugins.filter((p) => p.title !== 'PluginCommonDefinitions')].map((s) => [s.title, { $ref: s.$id }])),
+    properties: Object.fromEntries(
+      [...kinds, ...plugins.filter((p) => p.title !== 'PluginCommonDefinitions')].map((s) => [s.title, { $ref: s.$id }]),
+    ),
   };
   return compile(root as never, 'DashplaneSdkTypes', {
     bannerComment: HEADER.trim(),
@@ -200,7 +208,12 @@ function pluginsSource(): { catalog: string; builders: string } {
     '};',
     '',
   ];
-  const builders = [HEADER, `import { plugin, type Plugin } from '../plugin.js';`, `import type { OpenPluginSpec } from './catalog.js';`, specImports];
+  const builders = [
+    HEADER,
+    `import { plugin, type Plugin } from '../plugin.js';`,
+    `import type { OpenPluginSpec } from './catalog.js';`,
+    specImports,
+  ];
   for (const e of catalog.filter((x) => !x.synonymOf)) {
     const schema = e.schema ? schemaOf(e.schema) : undefined;
     const optional = !schema || (!(schema.required as string[] | undefined)?.length && !schema.oneOf && !schema.anyOf && !schema.allOf);

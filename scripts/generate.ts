@@ -77,17 +77,28 @@ function resolvedSchema(s: ObjectSchema, at: string): ObjectSchema {
   // a subschema with named types inside (the items of arrays) is the configuration's own: one type, not two
   const named = (p: ObjectSchema) => JSON.stringify(p).includes('"title"');
   const properties = Object.fromEntries(
-    Object.entries(s.properties).map(([k, p]) => [k, p.type === 'object' && p.properties ? resolvedSchema(p, `${at}/properties/${k}`) : named(p) ? { $ref: `${at}/properties/${k}` } : p]),
+    Object.entries(s.properties).map(([k, p]) => [
+      k,
+      p.type === 'object' && p.properties ? resolvedSchema(p, `${at}/properties/${k}`) : named(p) ? { $ref: `${at}/properties/${k}` } : p,
+    ]),
   );
   const defaulted = Object.entries(s.properties)
     .filter(([, p]) => p.default !== undefined)
     .map(([k]) => k);
-  return { ...rest, ...(s.title ? { title: `Resolved${s.title}` } : {}), properties, required: [...new Set([...(s.required ?? []), ...defaulted])] };
+  return {
+    ...rest,
+    ...(s.title ? { title: `Resolved${s.title}` } : {}),
+    properties,
+    required: [...new Set([...(s.required ?? []), ...defaulted])],
+  };
 }
 
 async function typesSource(all: Map<string, Schema>, kinds: Schema[], config: Schema): Promise<string> {
   // read like the others, from its own $id beside the configuration's (its relative $refs resolve there)
-  const resolved = { ...resolvedSchema(config as ObjectSchema, `${config.$id}#`), $id: new URL('resolved-config.json', config.$id).href } as Schema;
+  const resolved = {
+    ...resolvedSchema(config as ObjectSchema, `${config.$id}#`),
+    $id: new URL('resolved-config.json', config.$id).href,
+  } as Schema;
   all = new Map([...all, [resolved.$id, resolved]]);
   const root = {
     title: 'DashplaneSchemas',

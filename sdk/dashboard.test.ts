@@ -7,14 +7,18 @@ import { markdown, prometheusTimeSeriesQuery, timeSeriesChart } from './generate
 import { listVariable } from './variables.js';
 import { plugin } from './plugin.js';
 
-const chart = (title: string, extra: { key?: string; width?: number; height?: number } = {}) => panel({ title, plugin: timeSeriesChart({}), ...extra });
+const chart = (title: string, extra: { key?: string; width?: number; height?: number } = {}) =>
+  panel({ title, plugin: timeSeriesChart({}), ...extra });
 
 describe('SDK: dashboard builders', () => {
   it('derives keys from titles, unique in the dashboard, after the keys given', () => {
     expect(keyFromTitle('CPU usage (%)')).to.equal('cpu_usage');
     expect(keyFromTitle('Débit réseau')).to.equal('debit_reseau');
     expect(keyFromTitle(undefined)).to.equal('panel');
-    const d = dashboard({ name: 'd', groups: [panelGroup({ panels: [chart('CPU'), chart('CPU'), chart('Other', { key: 'cpu_2' }), chart('CPU')] })] });
+    const d = dashboard({
+      name: 'd',
+      groups: [panelGroup({ panels: [chart('CPU'), chart('CPU'), chart('Other', { key: 'cpu_2' }), chart('CPU')] })],
+    });
     expect(Object.keys(d.spec.panels)).to.deep.equal(['cpu_2', 'cpu', 'cpu_3', 'cpu_4']);
     expect(d.spec.layouts[0].spec.items.map((i) => i.content.$ref.split('/').pop())).to.deep.equal(['cpu', 'cpu_3', 'cpu_2', 'cpu_4']);
   });
@@ -63,11 +67,22 @@ describe('SDK: dashboard builders', () => {
     const p = panel({
       title: 'x',
       plugin: markdown({ text: '' }),
-      queries: [prometheusTimeSeriesQuery({ query: 'up', datasource: 'prom' }), query(prometheusTimeSeriesQuery({ query: 'up', datasource: '$ds' }), { name: 'second' })],
+      queries: [
+        prometheusTimeSeriesQuery({ query: 'up', datasource: 'prom' }),
+        query(prometheusTimeSeriesQuery({ query: 'up', datasource: '$ds' }), { name: 'second' }),
+      ],
     });
     expect(p.spec.queries).to.deep.equal([
-      { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', datasource: { kind: 'PrometheusDatasource', name: 'prom' } } } } },
-      { kind: 'TimeSeriesQuery', spec: { name: 'second', plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', datasource: '$ds' } } } },
+      {
+        kind: 'TimeSeriesQuery',
+        spec: {
+          plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', datasource: { kind: 'PrometheusDatasource', name: 'prom' } } },
+        },
+      },
+      {
+        kind: 'TimeSeriesQuery',
+        spec: { name: 'second', plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', datasource: '$ds' } } },
+      },
     ]);
     expect(() => query(plugin('SomethingElse', {}))).to.throw(/pass its query type/);
     expect(listVariable({ name: 'v', plugin: plugin('StaticListVariable', { values: ['a'] }) })).to.deep.equal({
@@ -81,6 +96,8 @@ describe('SDK: dashboard builders', () => {
     expect(() => panelGroup({ collapsed: true, panels: [] })).to.throw(/without a title cannot be collapsed/);
     expect(() => panelGroup({ columns: 0, panels: [] })).to.throw(/columns must be a whole number from 1 to 24/);
     const same = chart('a', { key: 'k' });
-    expect(() => dashboard({ name: 'd', groups: [panelGroup({ panels: [same, chart('b', { key: 'k' })] })] })).to.throw(/two panels have the key "k"/);
+    expect(() => dashboard({ name: 'd', groups: [panelGroup({ panels: [same, chart('b', { key: 'k' })] })] })).to.throw(
+      /two panels have the key "k"/,
+    );
   });
 });

@@ -1,4 +1,15 @@
-import type { Annotation, Dashboard, DashboardSpec, DashboardVariable, DatasourceSpec, Display, GridItem, GridLayout, Link, Panel } from './generated/types.js';
+import type {
+  Annotation,
+  Dashboard,
+  DashboardSpec,
+  DashboardVariable,
+  DatasourceSpec,
+  Display,
+  GridItem,
+  GridLayout,
+  Link,
+  Panel,
+} from './generated/types.js';
 import { isPlaced, type PanelGroup, type PlacedPanel } from './group.js';
 import { flow, keyFromTitle, uniqueKey, widthFor } from './layout.js';
 import { traced } from './origin.js';
@@ -38,12 +49,15 @@ export interface DashboardOptions {
 /** A Dashboard resource. Panel keys and grid positions are computed; nothing the server sets is written. */
 export function dashboard(options: DashboardOptions): Dashboard {
   const { name, project, tags, title, description, display: ownDisplay, groups = [], layouts = [], panels: extra = {}, ...rest } = options;
-  if (typeof name !== 'string' || !name) throw new Error('dashboard(): name is required (metadata.name), e.g. dashboard({ name: "service-overview", ... })');
+  if (typeof name !== 'string' || !name)
+    throw new Error('dashboard(): name is required (metadata.name), e.g. dashboard({ name: "service-overview", ... })');
   const keys = assignKeys(groups, extra);
   const panels: Record<string, Panel> = { ...extra };
   for (const [p, key] of keys) panels[key] = p;
   const display: Display | undefined =
-    title === undefined && description === undefined ? undefined : { ...(title !== undefined ? { name: title } : {}), ...(description !== undefined ? { description } : {}) };
+    title === undefined && description === undefined
+      ? undefined
+      : { ...(title !== undefined ? { name: title } : {}), ...(description !== undefined ? { description } : {}) };
   const spec: DashboardSpec = {
     ...(display ? { display } : {}),
     ...definedOnly(rest),
@@ -86,8 +100,12 @@ function gridOf(g: PanelGroup, keys: Map<Panel, string>): GridLayout {
     const { x: px, y, width, height, repeatVariable } = x;
     return { x: px, y, width, height, content: ref, ...(repeatVariable ? { repeatVariable } : {}) };
   });
-  const display = g.title === undefined ? undefined : { title: g.title, ...(g.collapsed !== undefined ? { collapse: { open: !g.collapsed } } : {}) };
-  return { kind: 'Grid', spec: { ...(display ? { display } : {}), items, ...(g.repeatVariable !== undefined ? { repeatVariable: g.repeatVariable } : {}) } };
+  const display =
+    g.title === undefined ? undefined : { title: g.title, ...(g.collapsed !== undefined ? { collapse: { open: !g.collapsed } } : {}) };
+  return {
+    kind: 'Grid',
+    spec: { ...(display ? { display } : {}), items, ...(g.repeatVariable !== undefined ? { repeatVariable: g.repeatVariable } : {}) },
+  };
 }
 
 /** The entries whose value is not undefined (an option left out writes no key). */

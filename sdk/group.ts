@@ -32,9 +32,11 @@ export interface PanelGroup extends GroupOptions {
 
 /** A section of panels laid out in rows of `columns`. */
 export function panelGroup(options: GroupOptions): PanelGroup {
-  if (options.collapsed !== undefined && options.title === undefined) throw new Error('panelGroup(): a group without a title cannot be collapsed; give it a title or leave collapsed out');
+  if (options.collapsed !== undefined && options.title === undefined)
+    throw new Error('panelGroup(): a group without a title cannot be collapsed; give it a title or leave collapsed out');
   const columns = options.columns ?? 2;
-  if (!Number.isInteger(columns) || columns < 1 || columns > 24) throw new Error(`panelGroup(): columns must be a whole number from 1 to 24, not ${columns}`);
+  if (!Number.isInteger(columns) || columns < 1 || columns > 24)
+    throw new Error(`panelGroup(): columns must be a whole number from 1 to 24, not ${columns}`);
   return traced({ ...options, columns, height: options.height ?? 8 }, panelGroup);
 }
 

@@ -37,7 +37,9 @@ const HINTS = Symbol.for('dashplane.sdk.panelHints');
 export function panel(options: PanelOptions): Panel {
   const { title, description, key, plugin, queries, links, width, height } = options;
   const display: Display | undefined =
-    title === undefined && description === undefined ? undefined : { ...(title !== undefined ? { name: title } : {}), ...(description !== undefined ? { description } : {}) };
+    title === undefined && description === undefined
+      ? undefined
+      : { ...(title !== undefined ? { name: title } : {}), ...(description !== undefined ? { description } : {}) };
   const p: Panel = {
     kind: 'Panel',
     spec: { ...(display ? { display } : {}), plugin, ...(queries ? { queries: queries.map(toQuery) } : {}), ...(links ? { links } : {}) },
@@ -57,7 +59,10 @@ export function hintsOf(p: Panel): PanelHints {
  */
 export function query(plugin: Plugin, options: { name?: string; kind?: string } = {}): PanelQuery {
   const kind = options.kind ?? PLUGIN_TYPES[plugin.kind as keyof typeof PLUGIN_TYPES];
-  if (!kind) throw new Error(`query(): "${plugin.kind}" is not a plugin the SDK knows; pass its query type: query(plugin, { kind: 'TimeSeriesQuery' })`);
+  if (!kind)
+    throw new Error(
+      `query(): "${plugin.kind}" is not a plugin the SDK knows; pass its query type: query(plugin, { kind: 'TimeSeriesQuery' })`,
+    );
   return traced({ kind, spec: { ...(options.name !== undefined ? { name: options.name } : {}), plugin } }, query);
 }
 

@@ -10,7 +10,10 @@ export interface Meta {
 
 /** A Project. */
 export function project(name: string, options: { display?: { name?: string; description?: string }; tags?: string[] } = {}): Project {
-  return resource('Project', { metadata: { name, ...(options.tags ? { tags: options.tags } : {}) }, ...(options.display ? { spec: { display: options.display } } : {}) });
+  return resource('Project', {
+    metadata: { name, ...(options.tags ? { tags: options.tags } : {}) },
+    ...(options.display ? { spec: { display: options.display } } : {}),
+  });
 }
 
 /** A Datasource of a project: `datasource({ name: 'prom' }, { default: true, plugin: prometheusDatasource({ directUrl }) })`. */

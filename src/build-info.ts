@@ -13,7 +13,11 @@ export interface BuildInfo {
 /** Version from package.json, commit from DASHPLANE_COMMIT or .git, build time from the compiled file. */
 export function readBuildInfo(env: Record<string, string | undefined> = process.env): BuildInfo {
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return { version: pkg.version, commit: env.DASHPLANE_COMMIT ?? gitCommit(), buildTime: statSync(fileURLToPath(import.meta.url)).mtime.toISOString() };
+  return {
+    version: pkg.version,
+    commit: env.DASHPLANE_COMMIT ?? gitCommit(),
+    buildTime: statSync(fileURLToPath(import.meta.url)).mtime.toISOString(),
+  };
 }
 
 function gitCommit(): string {

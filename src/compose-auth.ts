@@ -79,7 +79,13 @@ export function composeAuth(o: {
   const all = [...providers.values()];
   const policies = new Map(all.flatMap((p) => (p.groups ? [[p.issuerId, p.groups] as const] : [])));
   const groupsOf = (user: Envelope) => principalGroups(policies, specOf<User>(user));
-  const apiTokens = new ApiTokens({ store, reads, registry, maxPerOwner: authn.max_tokens_per_owner, principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}) });
+  const apiTokens = new ApiTokens({
+    store,
+    reads,
+    registry,
+    maxPerOwner: authn.max_tokens_per_owner,
+    principalOf: (owner) => (owner.kind === userKind.kind ? groupsOf(owner) : {}),
+  });
   const authenticator = new TokenAuthenticator({
     apiTokens,
     tokens,
@@ -109,17 +115,37 @@ export function composeAuth(o: {
       : {}),
   });
   // a caller repeating a refused request must not fill the audit log (VOLUME-01)
-  const audit = new AuditCoalescer({ append: (entries) => store.appendAudit(entries), windowMs: durationMs(config.audit.coalesce_window), warn: o.warn });
+  const audit = new AuditCoalescer({
+    append: (entries) => store.appendAudit(entries),
+    windowMs: durationMs(config.audit.coalesce_window),
+    warn: o.warn,
+  });
   const onDenied = async (p: Principal, action: string, t: AuthzTarget, reason: string) => {
-    const target = { kind: t.kind, ...(t.project !== undefined ? { project: t.project } : {}), ...(t.name !== undefined ? { name: t.name } : {}) };
+    const target = {
+      kind: t.kind,
+      ...(t.project !== undefined ? { project: t.project } : {}),
+      ...(t.name !== undefined ? { name: t.name } : {}),
+    };
     // the 403 is answered even if the entry cannot be written
     await audit.record([auditDraft(p, { action: 'denied', deniedAction: action, ...target, reason })]).catch(o.warn);
   };
   const signUpLimit = authn.sign_up_rate_limit;
-  const signUps = new SignUpLimit({ perAddress: signUpLimit.per_address, windowMs: durationMs(signUpLimit.window), onLimited: () => o.metrics.signUpRateLimited.inc() });
-  const authorizer = new RbacAuthorizer({ store, registry, guest: security.authorization.guest_permissions as Permission[], config, onDenied, signUps });
+  const signUps = new SignUpLimit({
+    perAddress: signUpLimit.per_address,
+    windowMs: durationMs(signUpLimit.window),
+    onLimited: () => o.metrics.signUpRateLimited.inc(),
+  });
+  const authorizer = new RbacAuthorizer({
+    store,
+    registry,
+    guest: security.authorization.guest_permissions as Permission[],
+    config,
+    onDenied,
+    signUps,
+  });
   const limits = authn.login_rate_limit;
-  const upstream = providers.size > 0 ? new UpstreamRefresher({ providers, box: o.secrets, store, service: o.service, userKind }) : undefined;
+  const upstream =
+    providers.size > 0 ? new UpstreamRefresher({ providers, box: o.secrets, store, service: o.service, userKind }) : undefined;
   const authService = new AuthService({
     store,
     userKind,
@@ -140,7 +166,14 @@ export function composeAuth(o: {
     userKind,
     cookie,
     enableNative: authn.providers.enable_native !== false,
-    tokens: { tokens: apiTokens, registry, store, maxTtl: authn.max_token_ttl, maxTtlMs: durationMs(authn.max_token_ttl), knownScopes: new Set(registry.scopes.keys()) },
+    tokens: {
+      tokens: apiTokens,
+      registry,
+      store,
+      maxTtl: authn.max_token_ttl,
+      maxTtlMs: durationMs(authn.max_token_ttl),
+      knownScopes: new Set(registry.scopes.keys()),
+    },
   };
   const external = providers.size > 0 ? { providers, auth: authService, store, userKind, cookie, stateKey: keys.loginStateKey } : undefined;
   return { authenticator, authorizer, auth, ...(external ? { external } : {}), sessions, apiTokens, audit };

@@ -33,10 +33,13 @@ export function translatePerses(raw: Raw, problems: string[]): void {
   const native = isObj(authorization?.provider) && isObj(authorization.provider.native) ? authorization.provider.native : undefined;
   if (authorization && native?.guest_permissions !== undefined) {
     if (authorization.guest_permissions !== undefined) {
-      problems.push('  - security.authorization.provider.native.guest_permissions: security.authorization.guest_permissions is set too; keep one of them (they are the same setting)');
+      problems.push(
+        '  - security.authorization.provider.native.guest_permissions: security.authorization.guest_permissions is set too; keep one of them (they are the same setting)',
+      );
     } else authorization.guest_permissions = native.guest_permissions;
   }
-  const providers = isObj(security?.authentication) && isObj(security.authentication.providers) ? security.authentication.providers : undefined;
+  const providers =
+    isObj(security?.authentication) && isObj(security.authentication.providers) ? security.authentication.providers : undefined;
   for (const kind of ['oidc', 'oauth']) {
     const list = providers?.[kind];
     if (Array.isArray(list)) list.forEach((p, i) => translateClaims(p, `security.authentication.providers.${kind}[${i}]`, problems));
@@ -80,10 +83,14 @@ export function persesRefusals(config: Raw): string[] {
     );
   }
   if (at('security.authentication.providers.kubernetes.enable') === true) {
-    problems.push("  - security.authentication.providers.kubernetes.enable: dashplane has no Kubernetes authentication; sign users in with an OIDC provider (such as the cluster's issuer) instead");
+    problems.push(
+      "  - security.authentication.providers.kubernetes.enable: dashplane has no Kubernetes authentication; sign users in with an OIDC provider (such as the cluster's issuer) instead",
+    );
   }
   if (at('security.authorization.provider.kubernetes.enable') === true) {
-    problems.push('  - security.authorization.provider.kubernetes.enable: dashplane has no Kubernetes authorization; grant permissions with Roles and bindings (or role_mappings) instead');
+    problems.push(
+      '  - security.authorization.provider.kubernetes.enable: dashplane has no Kubernetes authorization; grant permissions with Roles and bindings (or role_mappings) instead',
+    );
   }
   const rules = at('dashboard.custom_lint_rules');
   if (Array.isArray(rules)) {

@@ -65,7 +65,12 @@ describe('configuration', () => {
     const f = file('a.yaml', 'listen: 0.0.0.0:9000\nhistory:\n  max_versions: 7\ndatabase:\n  level:\n    path: /from/file\n');
     const { config, warnings } = loadConfig({
       file: f,
-      env: { DASHPLANE_DATABASE_LEVEL_PATH: '/from/env', DASHPLANE_SECURITY_ENABLE_AUTH: 'true', DASHPLANE_PORT: 'tcp://10.0.0.1:80', PATH: '/bin' },
+      env: {
+        DASHPLANE_DATABASE_LEVEL_PATH: '/from/env',
+        DASHPLANE_SECURITY_ENABLE_AUTH: 'true',
+        DASHPLANE_PORT: 'tcp://10.0.0.1:80',
+        PATH: '/bin',
+      },
       listen: '127.0.0.1:1234',
     });
     expect(config.listen).to.equal('127.0.0.1:1234');
@@ -79,7 +84,9 @@ describe('configuration', () => {
     const providers =
       'security:\n  authentication:\n    providers:\n      oidc:\n        - slug_id: corp\n          name: Corp\n          client_id: dashplane\n          issuer: https://idp.example.com\n';
     const off = loadConfig({ file: file('p.yaml', providers) });
-    expect(off.warnings).to.deep.equal(['security.authentication.providers names 1 identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used']);
+    expect(off.warnings).to.deep.equal([
+      'security.authentication.providers names 1 identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used',
+    ]);
     expect(loadConfig({ file: file('p2.yaml', providers), env: { DASHPLANE_SECURITY_ENABLE_AUTH: 'true' } }).warnings).to.deep.equal([]);
   });
 
@@ -89,9 +96,15 @@ describe('configuration', () => {
   });
 
   it('a bad value is an error naming the key and the expected type', () => {
-    expect(configError(() => loadConfig({ file: file('c.yaml', 'history:\n  max_versions: lots\n') }))).to.match(/history\.max_versions.*integer/);
-    expect(configError(() => loadConfig({ env: { DASHPLANE_SECURITY_ENABLE_AUTH: 'maybe' } }))).to.match(/DASHPLANE_SECURITY_ENABLE_AUTH must be true or false/);
-    expect(configError(() => loadConfig({ env: { DASHPLANE_HISTORY_MAX_VERSIONS: 'x' } }))).to.match(/DASHPLANE_HISTORY_MAX_VERSIONS must be a number/);
+    expect(configError(() => loadConfig({ file: file('c.yaml', 'history:\n  max_versions: lots\n') }))).to.match(
+      /history\.max_versions.*integer/,
+    );
+    expect(configError(() => loadConfig({ env: { DASHPLANE_SECURITY_ENABLE_AUTH: 'maybe' } }))).to.match(
+      /DASHPLANE_SECURITY_ENABLE_AUTH must be true or false/,
+    );
+    expect(configError(() => loadConfig({ env: { DASHPLANE_HISTORY_MAX_VERSIONS: 'x' } }))).to.match(
+      /DASHPLANE_HISTORY_MAX_VERSIONS must be a number/,
+    );
   });
 
   it('a headers timeout longer than the request timeout is an error naming both keys', () => {
@@ -100,13 +113,25 @@ describe('configuration', () => {
   });
 
   it('a proxy.denied_networks entry that is not an address or network in its usual form is an error naming the entry', () => {
-    const msg = configError(() => loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "10/8", "999.1.1.1", "::1/129"]' } }));
+    const msg = configError(() =>
+      loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "10/8", "999.1.1.1", "::1/129"]' } }),
+    );
     expect(msg).to.contain('proxy.denied_networks[1]: "10/8"').and.contain('[2]').and.contain('[3]').and.not.contain('[0]');
-    expect(loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "fd00::/8", "192.168.1.5"]' } }).config.proxy.denied_networks).to.have.length(3);
+    expect(
+      loadConfig({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '["10.0.0.0/8", "fd00::/8", "192.168.1.5"]' } }).config.proxy.denied_networks,
+    ).to.have.length(3);
   });
 
   it("a Perses configuration's security.cors loads as written (Perses' keys, YAML and environment), off by default with Perses' defaults", () => {
-    expect(resolveConfig().security.cors).to.deep.equal({ enable: false, allow_origins: ['*'], allow_methods: [], allow_headers: [], allow_credentials: false, expose_headers: [], max_age: 0 });
+    expect(resolveConfig().security.cors).to.deep.equal({
+      enable: false,
+      allow_origins: ['*'],
+      allow_methods: [],
+      allow_headers: [],
+      allow_credentials: false,
+      expose_headers: [],
+      max_age: 0,
+    });
     const perses = file(
       'cors.yaml',
       'security:\n  cors:\n    enable: true\n    allow_origins: ["https://gitlab.com", "https://github.com"]\n    allow_methods: ["OPTIONS", "GET"]\n    allow_headers: ["Content-Type"]\n    expose_headers: ["ETag"]\n    allow_credentials: true\n    max_age: 86400\n',
@@ -121,7 +146,11 @@ describe('configuration', () => {
       allow_credentials: true,
       max_age: 600,
     });
-    expect(configError(() => loadConfig({ file: file('cors2.yaml', 'security:\n  cors:\n    enable: true\n    allow_orgins: ["https://a.example"]\n') }))).to.match(/security\.cors.*allow_orgins/);
+    expect(
+      configError(() =>
+        loadConfig({ file: file('cors2.yaml', 'security:\n  cors:\n    enable: true\n    allow_orgins: ["https://a.example"]\n') }),
+      ),
+    ).to.match(/security\.cors.*allow_orgins/);
   });
 
   it('security.cors never allows credentials to every origin: "*" (also as the default origins) with allow_credentials is an error saying to list the origins', () => {
@@ -129,27 +158,52 @@ describe('configuration', () => {
       { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true' },
       { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true', DASHPLANE_SECURITY_CORS_ALLOW_ORIGINS: '["https://a.example", "*"]' },
     ]) {
-      expect(configError(() => loadConfig({ env }))).to.match(/security\.cors\.allow_credentials.*security\.cors\.allow_origins.*list the origins/);
+      expect(configError(() => loadConfig({ env }))).to.match(
+        /security\.cors\.allow_credentials.*security\.cors\.allow_origins.*list the origins/,
+      );
     }
     expect(
-      loadConfig({ env: { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true', DASHPLANE_SECURITY_CORS_ALLOW_ORIGINS: '["https://*.example.com"]' } }).config.security.cors.allow_credentials,
+      loadConfig({
+        env: { DASHPLANE_SECURITY_CORS_ALLOW_CREDENTIALS: 'true', DASHPLANE_SECURITY_CORS_ALLOW_ORIGINS: '["https://*.example.com"]' },
+      }).config.security.cors.allow_credentials,
     ).to.equal(true);
   });
 
   it("provisioning: Perses' keys as a Perses configuration writes them; an interval of 0 and (PROV-01) a Git URL holding credentials are errors naming the key and the fix", () => {
     const perses = file('perses.yaml', 'provisioning:\n  folders:\n    - /etc/perses/provisioning\n  interval: 5m\n  enable_watch: true\n');
-    expect(loadConfig({ file: perses }).config.provisioning).to.deep.equal({ folders: ['/etc/perses/provisioning'], interval: '5m', enable_watch: true, git: [], git_timeout: '2m' });
+    expect(loadConfig({ file: perses }).config.provisioning).to.deep.equal({
+      folders: ['/etc/perses/provisioning'],
+      interval: '5m',
+      enable_watch: true,
+      git: [],
+      git_timeout: '2m',
+    });
     expect(loadConfig({}).config.provisioning).to.include({ interval: '1h', enable_watch: false });
-    expect(configError(() => resolveConfig({ provisioning: { interval: '0s' } }))).to.contain('provisioning.interval: "0s" would read without a pause');
-    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/repo', interval: '0ms' }] } }))).to.contain('provisioning.git[0].interval');
+    expect(configError(() => resolveConfig({ provisioning: { interval: '0s' } }))).to.contain(
+      'provisioning.interval: "0s" would read without a pause',
+    );
+    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/repo', interval: '0ms' }] } }))).to.contain(
+      'provisioning.git[0].interval',
+    );
     for (const url of ['https://user:pass@example.com/r.git', 'https://ghp_token@example.com/r.git', 'ssh://git:pw@example.com/r.git']) {
       const msg = configError(() => resolveConfig({ provisioning: { git: [{ url: 'https://example.com/ok.git' }, { url }] } }));
-      expect(msg, url).to.contain('provisioning.git[1].url: holds credentials').and.contain('provisioning.git[1].password_file').and.not.contain('[0]');
+      expect(msg, url)
+        .to.contain('provisioning.git[1].url: holds credentials')
+        .and.contain('provisioning.git[1].password_file')
+        .and.not.contain('[0]');
     }
-    for (const url of ['https://example.com/r.git', 'ssh://git@example.com/r.git', 'git@example.com:team/r.git', 'file:///srv/r.git', '/srv/r.git']) {
+    for (const url of [
+      'https://example.com/r.git',
+      'ssh://git@example.com/r.git',
+      'git@example.com:team/r.git',
+      'file:///srv/r.git',
+      '/srv/r.git',
+    ]) {
       expect(resolveConfig({ provisioning: { git: [{ url }] } }).provisioning.git[0].url).to.equal(url);
     }
-    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/r', ref: '--upload-pack=x' }] } }))).to.contain('provisioning.git[0].ref');
+    expect(configError(() => resolveConfig({ provisioning: { git: [{ url: '/r', ref: '--upload-pack=x' }] } }))).to.contain(
+      'provisioning.git[0].ref',
+    );
   });
 
   it('Perses keys with no effect here load and are each named in a warning with the reason; implemented ones are not', () => {
@@ -174,8 +228,17 @@ describe('configuration', () => {
       'plugin.enabled',
       'watch.kinds',
     ]);
-    expect(warnings.find((w) => w.startsWith('frontend.explorer'))).to.equal("frontend.explorer is ignored: dashplane's UI always has its Explore page.");
-    expect(loadConfig({ file: file('perses-on.yaml', 'frontend:\n  disable: true\ndatasource:\n  disable_local: true\nvariable:\n  global:\n    disable: true\n') }).warnings).to.deep.equal([]);
+    expect(warnings.find((w) => w.startsWith('frontend.explorer'))).to.equal(
+      "frontend.explorer is ignored: dashplane's UI always has its Explore page.",
+    );
+    expect(
+      loadConfig({
+        file: file(
+          'perses-on.yaml',
+          'frontend:\n  disable: true\ndatasource:\n  disable_local: true\nvariable:\n  global:\n    disable: true\n',
+        ),
+      }).warnings,
+    ).to.deep.equal([]);
   });
 
   it("Perses' forms are read as dashplane's: a provider's claims as groups_claim and role_mappings, native.guest_permissions, the older cleanup interval, a trailing / of api_prefix", () => {
@@ -192,7 +255,10 @@ describe('configuration', () => {
     const c = resolveConfig({
       api_prefix: '/perses/',
       ephemeral_dashboards_cleanup_interval: '2h',
-      security: { authentication: { providers: { oidc: [{ ...provider, claims }] } }, authorization: { provider: { native: { guest_permissions: [{ actions: ['read'], scopes: ['*'] }] } } } },
+      security: {
+        authentication: { providers: { oidc: [{ ...provider, claims }] } },
+        authorization: { provider: { native: { guest_permissions: [{ actions: ['read'], scopes: ['*'] }] } } },
+      },
     } as never);
     expect(c.api_prefix).to.equal('/perses');
     expect(c.ephemeral_dashboard.cleanup_interval).to.equal('2h');
@@ -203,10 +269,16 @@ describe('configuration', () => {
       { group: 'admin', global_role: 'admin' },
       { group: 'ops', project: 'platform', role: 'editor' },
     ]);
-    const conflict = configError(() => resolveConfig({ security: { authentication: { providers: { oidc: [{ ...provider, claims, groups_claim: 'groups' }] } } } } as never));
+    const conflict = configError(() =>
+      resolveConfig({ security: { authentication: { providers: { oidc: [{ ...provider, claims, groups_claim: 'groups' }] } } } } as never),
+    );
     expect(conflict).to.contain('security.authentication.providers.oidc[0].claims[0].claim_name: "roles" while groups_claim is "groups"');
-    const both = configError(() => resolveConfig({ security: { authorization: { guest_permissions: [], provider: { native: { guest_permissions: [] } } } } } as never));
-    expect(both).to.contain('security.authorization.provider.native.guest_permissions: security.authorization.guest_permissions is set too');
+    const both = configError(() =>
+      resolveConfig({ security: { authorization: { guest_permissions: [], provider: { native: { guest_permissions: [] } } } } } as never),
+    );
+    expect(both).to.contain(
+      'security.authorization.provider.native.guest_permissions: security.authorization.guest_permissions is set too',
+    );
   });
 
   it('Perses keys that would store, sign in or grant otherwise than written are refused, saying what to use instead', () => {
@@ -216,8 +288,12 @@ describe('configuration', () => {
     expect(configError(() => resolveConfig({ database: { sql: { db_name: 'perses' } } } as never))).to.contain(
       'database.sql: dashplane does not store resources in MySQL or MariaDB; remove it and use database.postgres',
     );
-    expect(configError(() => resolveConfig({ security: { authentication: { providers: { kubernetes: { enable: true } } } } } as never))).to.contain('sign users in with an OIDC provider');
-    expect(configError(() => resolveConfig({ security: { authorization: { provider: { kubernetes: { enable: true } } } } } as never))).to.contain('grant permissions with Roles and bindings');
+    expect(
+      configError(() => resolveConfig({ security: { authentication: { providers: { kubernetes: { enable: true } } } } } as never)),
+    ).to.contain('sign users in with an OIDC provider');
+    expect(
+      configError(() => resolveConfig({ security: { authorization: { provider: { kubernetes: { enable: true } } } } } as never)),
+    ).to.contain('grant permissions with Roles and bindings');
     const lint = configError(() =>
       resolveConfig({
         dashboard: {
@@ -230,7 +306,10 @@ describe('configuration', () => {
     );
     expect(lint).to.contain('dashboard.custom_lint_rules[1] ("tags"): dashplane does not evaluate CEL lint rules').and.not.contain('[0]');
     expect(
-      resolveConfig({ security: { authentication: { providers: { kubernetes: { enable: false } } } }, dashboard: { custom_lint_rules: [{ disable: true }] } } as never).security.enable_auth,
+      resolveConfig({
+        security: { authentication: { providers: { kubernetes: { enable: false } } } },
+        dashboard: { custom_lint_rules: [{ disable: true }] },
+      } as never).security.enable_auth,
     ).to.equal(false);
   });
 
@@ -258,7 +337,9 @@ describe('configuration', () => {
   });
 
   it('/api/config shows writeOnly values as "<secret>"', () => {
-    const { config } = loadConfig({ env: { DASHPLANE_SECURITY_ENCRYPTION_KEY: 'CANARY-KEY-123', DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://u:CANARY@h/db' } });
+    const { config } = loadConfig({
+      env: { DASHPLANE_SECURITY_ENCRYPTION_KEY: 'CANARY-KEY-123', DASHPLANE_DATABASE_POSTGRES_URL: 'postgres://u:CANARY@h/db' },
+    });
     const shown = JSON.stringify(publicConfig(config));
     expect(shown).to.not.include('CANARY');
     expect((publicConfig(config) as { security: { encryption_key: string } }).security.encryption_key).to.equal('<secret>');

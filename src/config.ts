@@ -32,8 +32,10 @@ export interface ConfigSources {
  */
 export const NAMED_ENV_VARS: Readonly<Record<string, string>> = Object.freeze({
   DASHPLANE_CONFIG: 'The configuration file, when `--config` is not given.',
-  DASHPLANE_ENCRYPTION_KEY: 'The master key (64 hex characters, base64 of 32 bytes, or a string of exactly 32 bytes as Perses writes it): sets `security.encryption_key`.',
-  DASHPLANE_ADMIN_USER: 'With `DASHPLANE_ADMIN_PASSWORD`: the first administrator, created at start when no user of that name exists (sets `security.bootstrap_admin`).',
+  DASHPLANE_ENCRYPTION_KEY:
+    'The master key (64 hex characters, base64 of 32 bytes, or a string of exactly 32 bytes as Perses writes it): sets `security.encryption_key`.',
+  DASHPLANE_ADMIN_USER:
+    'With `DASHPLANE_ADMIN_PASSWORD`: the first administrator, created at start when no user of that name exists (sets `security.bootstrap_admin`).',
   DASHPLANE_ADMIN_PASSWORD: "The first administrator's password (needs `DASHPLANE_ADMIN_USER`).",
   DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'The PostgreSQL password, when neither the URL nor `database.postgres.password_file` holds it.',
   DASHPLANE_COMMIT: 'The commit reported by `/api/v1/health` and `dashplane_build_info` (default: read from .git).',
@@ -88,7 +90,8 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
     } catch (e) {
       throw new ConfigError(`the configuration file ${src.file} is not valid YAML: ${(e as Error).message}`);
     }
-    if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`the configuration file ${src.file} must hold a YAML mapping of keys`);
+    if (typeof raw !== 'object' || Array.isArray(raw))
+      throw new ConfigError(`the configuration file ${src.file} must hold a YAML mapping of keys`);
   }
   const env = Object.entries(src.env ?? {});
   for (const prefix of [PERSES_ENV_PREFIX, ENV_PREFIX]) {
@@ -108,11 +111,15 @@ export function loadConfig(src: ConfigSources = {}): { config: Readonly<Resolved
   const providers = config.security.authentication.providers;
   const configured = [...(providers.oidc ?? []), ...(providers.oauth ?? [])].length;
   if (configured && !config.security.enable_auth) {
-    warnings.push(`security.authentication.providers names ${configured} identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used`);
+    warnings.push(
+      `security.authentication.providers names ${configured} identity provider(s), but security.enable_auth is false: nobody signs in, so they are not used`,
+    );
   }
   warnings.push(...ignoredKeyWarnings(raw, SCHEMA));
   if (raw.ephemeral_dashboards_cleanup_interval !== undefined) {
-    warnings.push('ephemeral_dashboards_cleanup_interval is an older Perses key: write ephemeral_dashboard.cleanup_interval (it is read as that when that is not set)');
+    warnings.push(
+      'ephemeral_dashboards_cleanup_interval is an older Perses key: write ephemeral_dashboard.cleanup_interval (it is read as that when that is not set)',
+    );
   }
   if (config.api_prefix && !config.frontend.disable) {
     warnings.push(
@@ -174,7 +181,9 @@ function checkTimeouts(config: ResolvedConfig): void {
   const headers = parseDuration(config.http.headers_timeout);
   const request = parseDuration(config.http.request_timeout);
   if (headers !== undefined && request !== undefined && request > 0 && headers > request) {
-    throw new ConfigError(`invalid configuration: http.headers_timeout (${config.http.headers_timeout}) must not be longer than http.request_timeout (${config.http.request_timeout})`);
+    throw new ConfigError(
+      `invalid configuration: http.headers_timeout (${config.http.headers_timeout}) must not be longer than http.request_timeout (${config.http.request_timeout})`,
+    );
   }
 }
 
@@ -182,7 +191,10 @@ function checkTimeouts(config: ResolvedConfig): void {
 function checkNetworks(config: ResolvedConfig): void {
   const bad = config.proxy.denied_networks.map((n, i) => [n, i] as const).filter(([n]) => !parseCidr(n));
   if (bad.length) {
-    const list = bad.map(([n, i]) => `  - proxy.denied_networks[${i}]: "${n}" is not an address or CIDR network; write it like 10.0.0.0/8, 192.168.1.5 or fd00::/8`);
+    const list = bad.map(
+      ([n, i]) =>
+        `  - proxy.denied_networks[${i}]: "${n}" is not an address or CIDR network; write it like 10.0.0.0/8, 192.168.1.5 or fd00::/8`,
+    );
     throw new ConfigError(`invalid configuration:\n${list.join('\n')}`);
   }
 }
@@ -192,7 +204,9 @@ function checkProxyCache(config: ResolvedConfig): void {
   const c = config.proxy.cache;
   const problems: string[] = [];
   if (c.max_answer_mb > c.max_size_mb)
-    problems.push(`  - proxy.cache.max_answer_mb (${c.max_answer_mb}) must not be more than proxy.cache.max_size_mb (${c.max_size_mb}): an answer larger than the cache could never be kept`);
+    problems.push(
+      `  - proxy.cache.max_answer_mb (${c.max_answer_mb}) must not be more than proxy.cache.max_size_mb (${c.max_size_mb}): an answer larger than the cache could never be kept`,
+    );
   c.datasources.forEach((e, i) => {
     const first = c.datasources.findIndex((o) => o.datasource === e.datasource);
     if (first < i)
@@ -225,7 +239,8 @@ function checkProvisioning(config: ResolvedConfig): void {
   const p = config.provisioning;
   const problems: string[] = [];
   const positive = (value: string | undefined, key: string) => {
-    if (value !== undefined && parseDuration(value) === 0) problems.push(`  - ${key}: "${value}" would read without a pause; give a duration of more than 0, such as "1m"`);
+    if (value !== undefined && parseDuration(value) === 0)
+      problems.push(`  - ${key}: "${value}" would read without a pause; give a duration of more than 0, such as "1m"`);
   };
   positive(p.interval, 'provisioning.interval');
   p.git.forEach((g, i) => {
@@ -300,7 +315,8 @@ function coerce(value: string, schema: JsonSchema, name: string): unknown {
 function setDeep(obj: Record<string, unknown>, keys: readonly (string | number)[], value: unknown): void {
   let cur = obj;
   keys.slice(0, -1).forEach((k, i) => {
-    const container = typeof keys[i + 1] === 'number' ? Array.isArray(cur[k]) : cur[k] !== null && typeof cur[k] === 'object' && !Array.isArray(cur[k]);
+    const container =
+      typeof keys[i + 1] === 'number' ? Array.isArray(cur[k]) : cur[k] !== null && typeof cur[k] === 'object' && !Array.isArray(cur[k]);
     if (!container) cur[k] = typeof keys[i + 1] === 'number' ? [] : {};
     cur = cur[k] as Record<string, unknown>;
   });

@@ -64,9 +64,17 @@ export const MAX_DETAILS = 100;
 export function invalid(details: ErrorDetail[], what?: string, moreThan?: number): ApiError {
   const first = details[0];
   const count = moreThan === undefined ? `${details.length} problems` : `more than ${moreThan} problems`;
-  const listed = details.length > MAX_DETAILS || moreThan !== undefined ? ` (the first ${Math.min(details.length, MAX_DETAILS)} are listed)` : '';
-  const summary = details.length === 1 && moreThan === undefined ? `${first.path}: ${first.message}` : `${count}${listed}, first: ${first.path}: ${first.message}`;
-  return new ApiError('Invalid', what ? `invalid ${what}: ${summary}` : summary, details.length > MAX_DETAILS ? details.slice(0, MAX_DETAILS) : details);
+  const listed =
+    details.length > MAX_DETAILS || moreThan !== undefined ? ` (the first ${Math.min(details.length, MAX_DETAILS)} are listed)` : '';
+  const summary =
+    details.length === 1 && moreThan === undefined
+      ? `${first.path}: ${first.message}`
+      : `${count}${listed}, first: ${first.path}: ${first.message}`;
+  return new ApiError(
+    'Invalid',
+    what ? `invalid ${what}: ${summary}` : summary,
+    details.length > MAX_DETAILS ? details.slice(0, MAX_DETAILS) : details,
+  );
 }
 
 export const notFound = (message: string) => new ApiError('NotFound', message);
@@ -80,7 +88,8 @@ export const unauthorized = (message: string) => new ApiError('Unauthorized', me
  * A request without usable credentials: the message is exactly Perses' (its Go client and tests
  * match it), the help a user acts on is in `details` at `where` (the header or cookies to send).
  */
-export const missingJwt = (help: string, where = 'Authorization') => new ApiError('Unauthorized', 'missing or malformed jwt', [{ path: where, message: help }]);
+export const missingJwt = (help: string, where = 'Authorization') =>
+  new ApiError('Unauthorized', 'missing or malformed jwt', [{ path: where, message: help }]);
 export const internal = (message = 'internal server error') => new ApiError('Internal', message);
 export const unavailable = (message: string) => new ApiError('Unavailable', message);
 

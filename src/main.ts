@@ -97,16 +97,36 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   /** Warnings of parts built before the app (its logger). */
   const lateLog = { warn: (_e: unknown): void => undefined };
   try {
-    const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
+    const keys = loadKeyRing({
+      key: security.encryption_key,
+      keyFile: security.encryption_key_file,
+      previous: security.previous_encryption_keys,
+      dataDir,
+    });
     startupLog.push(`encryption key from ${keys.source}`);
     secrets = new SecretBox(keys.master, keys.previous);
     const damaged = await checkSecretKeys(store, registry, secrets);
-    if (damaged > 0) startupLog.push(`warning: ${damaged} stored secret values do not decrypt (altered or moved); they will fail where used`);
+    if (damaged > 0)
+      startupLog.push(`warning: ${damaged} stored secret values do not decrypt (altered or moved); they will fail where used`);
     if (security.enable_auth) {
       // the OIDC/OAuth libraries are loaded only when a provider is configured (100+ ms of start-up)
       const { oidc, oauth } = security.authentication.providers;
-      const providers = oidc?.length || oauth?.length ? (await import('./auth/external.js')).buildProviders(oidc, oauth) : new Map<string, ExternalProvider>();
-      const parts = composeAuth({ config, registry, store, keys, secrets, passwords, metrics, providers, service: () => serviceRef.current!, warn: (e) => lateLog.warn(e) });
+      const providers =
+        oidc?.length || oauth?.length
+          ? (await import('./auth/external.js')).buildProviders(oidc, oauth)
+          : new Map<string, ExternalProvider>();
+      const parts = composeAuth({
+        config,
+        registry,
+        store,
+        keys,
+        secrets,
+        passwords,
+        metrics,
+        providers,
+        service: () => serviceRef.current!,
+        warn: (e) => lateLog.warn(e),
+      });
       ({ authenticator, authorizer, auth, external, sessions } = parts);
       apiTokens = parts.apiTokens;
       auditCounts = parts.audit;
@@ -134,7 +154,14 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   serviceRef.current = service;
   const revocation = authenticator.revocation;
   const backlog = { maxEvents: config.watch.max_backlog_events, maxBytes: config.watch.max_backlog_bytes };
-  const watcher = new Watcher({ store, registry, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), backlog, ...(revocation ? { revocation } : {}) });
+  const watcher = new Watcher({
+    store,
+    registry,
+    authorizer,
+    bookmarkMs: durationMs(config.watch.bookmark_interval),
+    backlog,
+    ...(revocation ? { revocation } : {}),
+  });
   watcherRef = watcher;
   const provisioningLog = deferredLog();
   const bodyLimits = bodyLimitsOf(config.http);
@@ -154,7 +181,12 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
   const px = config.proxy;
   const denied = DeniedNetworks.fromConfig(px, security.enable_auth);
   startupLog.push(denied.describe());
-  const upstream = new Upstream({ timeoutMs: durationMs(px.timeout), maxDurationMs: durationMs(px.max_duration), maxConcurrent: px.max_concurrent, denied });
+  const upstream = new Upstream({
+    timeoutMs: durationMs(px.timeout),
+    maxDurationMs: durationMs(px.max_duration),
+    maxConcurrent: px.max_concurrent,
+    denied,
+  });
   const sql = new SqlProxy({
     limits: {
       statementTimeoutMs: durationMs(px.sql.statement_timeout),
@@ -169,7 +201,11 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     onEvent: (listener) => store.onEvent(listener),
   });
   const MiB = 1024 * 1024;
-  const answers = new QueryCache({ maxBytes: px.cache.max_size_mb * MiB, maxEntries: px.cache.max_entries, maxAnswerBytes: px.cache.max_answer_mb * MiB });
+  const answers = new QueryCache({
+    maxBytes: px.cache.max_size_mb * MiB,
+    maxEntries: px.cache.max_entries,
+    maxAnswerBytes: px.cache.max_answer_mb * MiB,
+  });
   metrics.watchProxyCache(() => answers.stats());
   /** The proxies' connections: undici's agents, the SQL pools. */
   const proxies = { close: () => Promise.all([upstream.close(), sql.close()]).then(() => undefined) };
@@ -184,7 +220,13 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     ...(external ? { external: { ...external, service, ...(config.api_prefix ? { prefix: config.api_prefix } : {}) } } : {}),
     watcher,
     metrics,
-    audit: { store, authorizer, bookmarkMs: durationMs(config.watch.bookmark_interval), projectKind: registry.projectKind.kind, ...(revocation ? { revocation } : {}) },
+    audit: {
+      store,
+      authorizer,
+      bookmarkMs: durationMs(config.watch.bookmark_interval),
+      projectKind: registry.projectKind.kind,
+      ...(revocation ? { revocation } : {}),
+    },
     provisioning: provisioner,
     proxy: {
       registry,
@@ -201,7 +243,9 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
       ...(security.secret_files_dir ? { secretFilesDir: security.secret_files_dir } : {}),
     },
     build,
-    ...(config.frontend.disable ? {} : { ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist'), ...(config.api_prefix ? { prefix: config.api_prefix } : {}) } }),
+    ...(config.frontend.disable
+      ? {}
+      : { ui: { dir: join(PACKAGE_ROOT, 'ui', 'dist'), ...(config.api_prefix ? { prefix: config.api_prefix } : {}) } }),
     logger: opts.logger ?? serverLogger(config.log.level),
   });
   const timers: NodeJS.Timeout[] = [];
@@ -235,7 +279,8 @@ export async function startServer(config: Readonly<ResolvedConfig>, opts: StartO
     if (sessions) {
       const s = sessions;
       const t = apiTokens;
-      const sweep = () => void Promise.all([s.sweep(), t?.sweep()]).catch((e: unknown) => app.log.warn({ err: e }, 'session and token sweep failed'));
+      const sweep = () =>
+        void Promise.all([s.sweep(), t?.sweep()]).catch((e: unknown) => app.log.warn({ err: e }, 'session and token sweep failed'));
       sweep();
       timers.push(setInterval(sweep, SESSION_SWEEP_MS).unref());
     }

@@ -20,8 +20,13 @@ async function must(s: TestServer, auth: Auth, method: string, path: string, bod
   return r.body;
 }
 
-const dashboard = (name: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name }, duration: '1h', panels: {}, layouts: [] } });
-const status = async (s: TestServer, auth: Auth, method: string, path: string, body?: unknown) => (await s.api(method, path, body, auth)).status;
+const dashboard = (name: string) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name }, duration: '1h', panels: {}, layouts: [] },
+});
+const status = async (s: TestServer, auth: Auth, method: string, path: string, body?: unknown) =>
+  (await s.api(method, path, body, auth)).status;
 
 describe('service accounts and API tokens (issue 20)', function () {
   this.timeout(60_000);
@@ -91,7 +96,11 @@ describe('service accounts and API tokens (issue 20)', function () {
     });
 
     it('a narrowed token can do only what it names, within what its owner may', async () => {
-      const t = await must(s, alice, 'POST', '/api/v1/user/tokens', { name: 'reader', ttl: '1h', permissions: [{ actions: ['read'], scopes: ['Dashboard'], projects: ['p1'] }] });
+      const t = await must(s, alice, 'POST', '/api/v1/user/tokens', {
+        name: 'reader',
+        ttl: '1h',
+        permissions: [{ actions: ['read'], scopes: ['Dashboard'], projects: ['p1'] }],
+      });
       const n = bearer(t.token);
       expect(await status(s, n, 'GET', '/api/v1/projects/p1/dashboards/d')).to.equal(200);
       expect(await status(s, n, 'GET', '/api/v1/projects/p2/dashboards/d'), 'another project').to.equal(403);
@@ -103,16 +112,31 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(me.body.metadata.name).to.equal('alice');
       expect(me.body.spec.nativeProvider.password).to.equal('<secret>');
       expect(await status(s, n, 'GET', '/api/v1/users/alice'), 'the User kind itself stays out of reach').to.equal(403);
-      expect(await status(s, n, 'PUT', '/api/v1/users/alice', { kind: 'User', metadata: { name: 'alice' }, spec: { nativeProvider: { password: 'x' } } }), 'not even her own password').to.equal(403);
+      expect(
+        await status(s, n, 'PUT', '/api/v1/users/alice', {
+          kind: 'User',
+          metadata: { name: 'alice' },
+          spec: { nativeProvider: { password: 'x' } },
+        }),
+        'not even her own password',
+      ).to.equal(403);
       const all = await must(s, n, 'GET', '/api/v1/dashboards');
       expect(
         all.map((d: any) => d.metadata.project),
         'a cross-project list',
       ).to.deep.equal(['p1']);
-      expect(await status(s, n, 'POST', '/api/v1/user/tokens', { name: 'more', ttl: '1h' }), 'a narrowed token creates no tokens').to.equal(403);
-      const wide = await must(s, alice, 'POST', '/api/v1/user/tokens', { name: 'wide', ttl: '1h', permissions: [{ actions: ['*'], scopes: ['*'] }] });
+      expect(await status(s, n, 'POST', '/api/v1/user/tokens', { name: 'more', ttl: '1h' }), 'a narrowed token creates no tokens').to.equal(
+        403,
+      );
+      const wide = await must(s, alice, 'POST', '/api/v1/user/tokens', {
+        name: 'wide',
+        ttl: '1h',
+        permissions: [{ actions: ['*'], scopes: ['*'] }],
+      });
       expect(await status(s, bearer(wide.token), 'GET', '/api/v1/projects/p2/dashboards/d')).to.equal(200);
-      expect(await status(s, bearer(wide.token), 'GET', '/api/v1/globalroles'), 'narrowing never adds: alice has no global read').to.equal(403);
+      expect(await status(s, bearer(wide.token), 'GET', '/api/v1/globalroles'), 'narrowing never adds: alice has no global read').to.equal(
+        403,
+      );
       expect(await status(s, n, 'DELETE', `/api/v1/user/tokens/${wide.id}`), 'nor revokes the others').to.equal(403);
       expect(await status(s, n, 'DELETE', `/api/v1/user/tokens/${t.id}`), 'it may revoke itself').to.equal(204);
     });
@@ -140,33 +164,56 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect(managers[0].updatedBy, 'who wrote it').to.equal('sa:p1/ci');
       expect(versions).to.be.an('array');
       expect(await status(s, ci, 'GET', '/api/v1/projects/p2/dashboards/d'), 'another project').to.equal(403);
-      expect(await status(s, ci, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'robots' }, spec: {} }), 'no guest permissions').to.equal(403);
+      expect(
+        await status(s, ci, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'robots' }, spec: {} }),
+        'no guest permissions',
+      ).to.equal(403);
       const global = await s.api(
         'POST',
         '/api/v1/globalrolebindings',
-        { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] } },
+        {
+          kind: 'GlobalRoleBinding',
+          metadata: { name: 'bad' },
+          spec: { role: 'admin', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] },
+        },
         admin,
       );
       expect(global.status, global.text).to.equal(400);
       expect(global.body.details[0].path).to.equal('spec.subjects[0].kind');
       await signUp(s, 'bob');
       const bob = bearer(await login(s, 'bob'));
-      expect(await status(s, bob, 'POST', '/api/v1/projects/p1/serviceaccounts/ci/tokens', { name: 'steal', ttl: '1h' }), 'needs update on the service account').to.equal(403);
+      expect(
+        await status(s, bob, 'POST', '/api/v1/projects/p1/serviceaccounts/ci/tokens', { name: 'steal', ttl: '1h' }),
+        'needs update on the service account',
+      ).to.equal(403);
       expect(await status(s, bob, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens')).to.equal(403);
       await must(s, alice, 'DELETE', '/api/v1/projects/p1/serviceaccounts/ci');
       expect(await status(s, ci, 'GET', '/api/v1/projects/p1/dashboards/d'), 'its token ends with it').to.equal(401);
       expect(await status(s, alice, 'GET', '/api/v1/projects/p1/rolebindings/ci-edits'), 'its only binding goes').to.equal(404);
       await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts', { kind: 'ServiceAccount', metadata: { name: 'ci' }, spec: {} });
       expect(await status(s, ci, 'GET', '/api/v1/projects/p1/dashboards/d'), 'a new one of the same name does not revive it').to.equal(401);
-      expect(await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens'), 'nor lists the old tokens as its own').to.deep.equal([]);
+      expect(
+        await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens'),
+        'nor lists the old tokens as its own',
+      ).to.deep.equal([]);
       expect(await status(s, alice, 'DELETE', `/api/v1/projects/p1/serviceaccounts/ci/tokens/${t.id}`), 'nor revokes them').to.equal(404);
       const fresh = await must(s, alice, 'POST', '/api/v1/projects/p1/serviceaccounts/ci/tokens', { name: 'again', ttl: '1d' });
-      expect((await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens')).map((x: { id: string }) => x.id)).to.deep.equal([fresh.id]);
+      expect((await must(s, alice, 'GET', '/api/v1/projects/p1/serviceaccounts/ci/tokens')).map((x: { id: string }) => x.id)).to.deep.equal(
+        [fresh.id],
+      );
     });
 
     it('a global service account bound by a GlobalRoleBinding', async () => {
-      await must(s, admin, 'POST', '/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'backup' }, spec: {} });
-      await must(s, admin, 'POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'reader' }, spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] } });
+      await must(s, admin, 'POST', '/api/v1/globalserviceaccounts', {
+        kind: 'GlobalServiceAccount',
+        metadata: { name: 'backup' },
+        spec: {},
+      });
+      await must(s, admin, 'POST', '/api/v1/globalroles', {
+        kind: 'GlobalRole',
+        metadata: { name: 'reader' },
+        spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] },
+      });
       await must(s, admin, 'POST', '/api/v1/globalrolebindings', {
         kind: 'GlobalRoleBinding',
         metadata: { name: 'backup' },
@@ -210,7 +257,8 @@ describe('service accounts and API tokens (issue 20)', function () {
           r.text,
         ).to.include(path);
       }
-      for (const body of [null, [], 'token', 42]) expect((await s.api('POST', '/api/v1/user/tokens', body, alice)).status, JSON.stringify(body)).to.equal(400);
+      for (const body of [null, [], 'token', 42])
+        expect((await s.api('POST', '/api/v1/user/tokens', body, alice)).status, JSON.stringify(body)).to.equal(400);
       const real = await must(s, alice, 'POST', '/api/v1/user/tokens', { name: 'real', ttl: '1h' });
       const forged = real.token.slice(0, -1) + (real.token.endsWith('A') ? 'B' : 'A');
       for (const t of ['dp_', 'dp_zz', `dp_${'0'.repeat(16)}_${'A'.repeat(43)}`, forged, `${real.token}x`, `dp_${'a'.repeat(10_000)}`]) {
@@ -218,7 +266,8 @@ describe('service accounts and API tokens (issue 20)', function () {
         expect(r.status, t.slice(0, 40)).to.equal(401);
         expect(r.text).to.not.include(real.token.slice(20));
       }
-      for (const id of ['../x', 'ZZZZ', '0'.repeat(16)]) expect((await s.api('DELETE', `/api/v1/user/tokens/${id}`, undefined, alice)).status, id).to.be.oneOf([400, 404]);
+      for (const id of ['../x', 'ZZZZ', '0'.repeat(16)])
+        expect((await s.api('DELETE', `/api/v1/user/tokens/${id}`, undefined, alice)).status, id).to.be.oneOf([400, 404]);
     });
   });
 
@@ -236,8 +285,13 @@ describe('service accounts and API tokens (issue 20)', function () {
       const tina = bearer(await login(s, 'tina'));
       const tom = bearer(await login(s, 'tom'));
       // one that expires soon: it counts until it expires
-      const brief = await must(s, tina, 'POST', '/api/v1/user/tokens', { name: 'brief', expiresAt: new Date(Date.now() + 3000).toISOString() });
-      const flood = await Promise.all(Array.from({ length: 12 }, (_, i) => s.api('POST', '/api/v1/user/tokens', { name: `t${i}`, ttl: '1d' }, tina)));
+      const brief = await must(s, tina, 'POST', '/api/v1/user/tokens', {
+        name: 'brief',
+        expiresAt: new Date(Date.now() + 3000).toISOString(),
+      });
+      const flood = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => s.api('POST', '/api/v1/user/tokens', { name: `t${i}`, ttl: '1d' }, tina)),
+      );
       expect(
         flood.filter((r) => r.status === 200),
         'exactly up to the cap, however many arrive at once',
@@ -254,8 +308,13 @@ describe('service accounts and API tokens (issue 20)', function () {
         expect(Number(r.headers.get('retry-after')), r.text).to.be.within(1, 3);
       }
       expect(await must(s, tina, 'GET', '/api/v1/user/tokens')).to.have.length(3);
-      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'mine', ttl: '1h' }, tom)).status, "another user's own tokens").to.equal(200);
-      await waitFor('the brief token to expire and make room', async () => (await s.api('POST', '/api/v1/user/tokens', { name: 'after-expiry', ttl: '1h' }, tina)).status === 200);
+      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'mine', ttl: '1h' }, tom)).status, "another user's own tokens").to.equal(
+        200,
+      );
+      await waitFor(
+        'the brief token to expire and make room',
+        async () => (await s.api('POST', '/api/v1/user/tokens', { name: 'after-expiry', ttl: '1h' }, tina)).status === 200,
+      );
       expect(
         (await must(s, tina, 'GET', '/api/v1/user/tokens')).map((t: { id: string }) => t.id),
         'the expired one is listed until the sweep, but no longer counts',
@@ -263,7 +322,10 @@ describe('service accounts and API tokens (issue 20)', function () {
       expect((await s.api('POST', '/api/v1/user/tokens', { name: 'one-more', ttl: '1h' }, tina)).status).to.equal(429);
       const live = (await must(s, tina, 'GET', '/api/v1/user/tokens')).find((t: { name: string }) => t.name === 'after-expiry');
       await must(s, tina, 'DELETE', `/api/v1/user/tokens/${live.id}`);
-      expect((await s.api('POST', '/api/v1/user/tokens', { name: 'after-revoke', ttl: '1h' }, tina)).status, 'a revoked token makes room').to.equal(200);
+      expect(
+        (await s.api('POST', '/api/v1/user/tokens', { name: 'after-revoke', ttl: '1h' }, tina)).status,
+        'a revoked token makes room',
+      ).to.equal(200);
 
       // a service account's tokens, created by whoever may update it
       await must(s, tom, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'capped' }, spec: {} });
@@ -272,7 +334,9 @@ describe('service accounts and API tokens (issue 20)', function () {
       for (let i = 0; i < 3; i++) await must(s, i % 2 ? tom : admin, 'POST', base, { name: `ci-${i}`, ttl: '1d' });
       const r = await s.api('POST', base, { name: 'ci-3', ttl: '1d' }, admin);
       expect(r.status, r.text).to.equal(429);
-      expect(r.body.message).to.include('ServiceAccount "ci" has 3 unexpired API tokens').and.include(`GET ${base} (dashctl token list --owner serviceaccount/ci -p capped)`);
+      expect(r.body.message)
+        .to.include('ServiceAccount "ci" has 3 unexpired API tokens')
+        .and.include(`GET ${base} (dashctl token list --owner serviceaccount/ci -p capped)`);
       expect(Number(r.headers.get('retry-after'))).to.be.greaterThan(80_000);
     });
   });

@@ -20,7 +20,14 @@ import { needsPrograms } from './helpers/programs.js';
 type Auth = Record<string, string>;
 type Entry = Record<string, any>;
 
-async function must(s: TestServer, auth: Auth, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+async function must(
+  s: TestServer,
+  auth: Auth,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const r = await s.api(method, path, body, { ...auth, ...headers });
   expect(r.status, `${method} ${path}: ${r.text}`).to.be.oneOf([200, 204]);
   return r.body;
@@ -45,12 +52,22 @@ const lastId = async (s: TestServer, auth: Auth) => ((await must(s, auth, 'GET',
 /** One line per entry: what the script checks exactly. */
 function line(e: Entry): string {
   const object = [e.kind, e.project, e.name].filter((x) => x !== undefined).join('/');
-  const versions = e.versionBefore !== undefined || e.versionAfter !== undefined ? ` ${e.versionBefore ?? ''}->${e.versionAfter ?? ''}` : '';
-  const extra = e.action === 'denied' ? ` (${e.deniedAction})` : e.action.startsWith('login') || e.action === 'logout' ? ` [${e.provider ?? ''}${e.reason ? `: ${e.reason}` : ''}]` : '';
+  const versions =
+    e.versionBefore !== undefined || e.versionAfter !== undefined ? ` ${e.versionBefore ?? ''}->${e.versionAfter ?? ''}` : '';
+  const extra =
+    e.action === 'denied'
+      ? ` (${e.deniedAction})`
+      : e.action.startsWith('login') || e.action === 'logout'
+        ? ` [${e.provider ?? ''}${e.reason ? `: ${e.reason}` : ''}]`
+        : '';
   return `${e.action} ${e.user} ${object}${versions}${e.manager ? ` via ${e.manager}` : ''}${extra}`;
 }
 
-const dashboard = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] } });
+const dashboard = (name: string, title = name) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] },
+});
 
 /**
  * The scripted session, alternating writes between `a` and `b` (the same server on LevelDB).
@@ -59,17 +76,34 @@ const dashboard = (name: string, title = name) => ({ kind: 'Dashboard', metadata
 async function story(a: TestServer, b: TestServer, project: string): Promise<{ canaries: string[]; entries: Entry[] }> {
   const adminTokens = await loginAdmin(b);
   const before = await lastId(a, bearer(adminTokens));
-  const canaries = [`pw-${randomBytes(6).toString('hex')}`, `secret-${randomBytes(6).toString('hex')}`, `ghost-${randomBytes(6).toString('hex')}`];
+  const canaries = [
+    `pw-${randomBytes(6).toString('hex')}`,
+    `secret-${randomBytes(6).toString('hex')}`,
+    `ghost-${randomBytes(6).toString('hex')}`,
+  ];
   const admin = bearer(await loginAdmin(a));
   expect((await b.api('POST', '/api/auth/providers/native/login', { login: 'admin', password: canaries[0] })).status).to.equal(400);
   expect((await a.api('POST', '/api/auth/providers/native/login', { login: canaries[2], password: canaries[0] })).status).to.equal(400);
   await signUp(a, `bob-${project}`, canaries[0]);
   const bob = bearer(await login(b, `bob-${project}`, canaries[0]));
-  await must(a, admin, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} }, { 'x-request-id': `req-${project}`, 'x-dashplane-manager': 'script' });
-  await must(b, admin, 'POST', `/api/v1/projects/${project}/secrets`, { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canaries[1] } } });
+  await must(
+    a,
+    admin,
+    'POST',
+    '/api/v1/projects',
+    { kind: 'Project', metadata: { name: project }, spec: {} },
+    { 'x-request-id': `req-${project}`, 'x-dashplane-manager': 'script' },
+  );
+  await must(b, admin, 'POST', `/api/v1/projects/${project}/secrets`, {
+    kind: 'Secret',
+    metadata: { name: 's' },
+    spec: { basicAuth: { username: 'u', password: canaries[1] } },
+  });
   await must(a, admin, 'POST', `/api/v1/projects/${project}/dashboards`, dashboard('d'));
   await must(b, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'));
-  await must(a, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'), { 'x-dashplane-skip-unchanged': 'true' });
+  await must(a, admin, 'PUT', `/api/v1/projects/${project}/dashboards/d`, dashboard('d', 'changed'), {
+    'x-dashplane-skip-unchanged': 'true',
+  });
   await must(b, admin, 'DELETE', `/api/v1/projects/${project}/dashboards/d?dryRun=true`);
   expect((await a.api('DELETE', `/api/v1/projects/${project}/dashboards/d`, undefined, bob)).status).to.equal(403);
   expect((await b.api('GET', '/api/v1/audit', undefined, bob)).status, 'bob may not read the audit log').to.equal(403);
@@ -115,7 +149,11 @@ async function story(a: TestServer, b: TestServer, project: string): Promise<{ c
     expect(e.requestId, line(e)).to.be.a('string').that.is.not.empty;
     expect(Date.parse(e.time), line(e)).to.be.within(Date.now() - 60_000, Date.now());
   }
-  expect(entries.filter((e) => e.kind === 'Project' || e.kind === 'Role' || e.kind === 'RoleBinding').every((e) => e.action !== 'create' || e.requestId === `req-${p}`)).to.equal(true);
+  expect(
+    entries
+      .filter((e) => e.kind === 'Project' || e.kind === 'Role' || e.kind === 'RoleBinding')
+      .every((e) => e.action !== 'create' || e.requestId === `req-${p}`),
+  ).to.equal(true);
   expect(entries.filter((e) => e.action.startsWith('token-')).map((e) => e.token)).to.deep.equal([pat.id, pat.id, pat.id]);
   const text = JSON.stringify(entries);
   for (const c of canaries) expect(text, 'no secret value in the audit log').to.not.include(c);
@@ -162,7 +200,9 @@ describe('audit log (issue 20)', function () {
       const q = async (query: string) => ((await must(s, admin, 'GET', `/api/v1/audit?${query}`)) as Entry[]).map((e) => e.id);
       const expectIds = (want: Entry[]) => want.map((e) => e.id).reverse();
       expect(await q('user=bob-lvl&limit=1000')).to.deep.equal(expectIds(all.filter((e) => e.user === 'bob-lvl')));
-      expect(await q('kind=Dashboard&project=lvl')).to.deep.equal(expectIds(all.filter((e) => e.kind === 'Dashboard' && e.project === 'lvl')));
+      expect(await q('kind=Dashboard&project=lvl')).to.deep.equal(
+        expectIds(all.filter((e) => e.kind === 'Dashboard' && e.project === 'lvl')),
+      );
       expect(await q('action=denied')).to.deep.equal(expectIds(all.filter((e) => e.action === 'denied')));
       const mid = all[Math.floor(all.length / 2)].time;
       expect(await q(`from=${mid}&limit=1000`)).to.deep.equal(expectIds(all.filter((e) => e.time >= mid)));
@@ -175,7 +215,17 @@ describe('audit log (issue 20)', function () {
         path = /<([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '')?.[1];
       }
       expect(paged).to.deep.equal(expectIds(all));
-      for (const bad of ['action=fly', 'from=yesterday', 'project=../x', 'limit=0', 'limit=1001', 'continue=%%%', 'user=', 'kind=Dash-board', 'action=login&action=logout']) {
+      for (const bad of [
+        'action=fly',
+        'from=yesterday',
+        'project=../x',
+        'limit=0',
+        'limit=1001',
+        'continue=%%%',
+        'user=',
+        'kind=Dash-board',
+        'action=login&action=logout',
+      ]) {
         const r = await s.api('GET', `/api/v1/audit?${bad}`, undefined, admin);
         expect(r.status, `${bad}: ${r.text}`).to.equal(400);
       }
@@ -184,9 +234,17 @@ describe('audit log (issue 20)', function () {
     it('watch: new entries as they are committed', async () => {
       const w = await WatchStream.must(`${s.url}/api/v1/audit?watch=true&action=create`, admin);
       try {
-        await must(s, admin, 'POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'v' }, spec: { kind: 'TextVariable', spec: { name: 'v', value: 'x' } } });
+        await must(s, admin, 'POST', '/api/v1/globalvariables', {
+          kind: 'GlobalVariable',
+          metadata: { name: 'v' },
+          spec: { kind: 'TextVariable', spec: { name: 'v', value: 'x' } },
+        });
         await must(s, admin, 'DELETE', '/api/v1/globalvariables/v');
-        await must(s, admin, 'POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'w' }, spec: { kind: 'TextVariable', spec: { name: 'w', value: 'x' } } });
+        await must(s, admin, 'POST', '/api/v1/globalvariables', {
+          kind: 'GlobalVariable',
+          metadata: { name: 'w' },
+          spec: { kind: 'TextVariable', spec: { name: 'w', value: 'x' } },
+        });
         const events = (await waitFor('two entries', () => (w.changes().length >= 2 ? w.changes() : undefined)))!;
         expect(events.map((e) => `${(e.object as Entry).action} ${(e.object as Entry).name}`)).to.deep.equal(['create v', 'create w']);
       } finally {
@@ -232,7 +290,11 @@ describe('audit log (issue 20)', function () {
         const admin = bearer(await loginAdmin(s));
         const first = await lastId(s, admin);
         expect(first).to.be.greaterThan(0);
-        await waitFor('the first entries to be deleted', async () => ((await must(s, admin, 'GET', '/api/v1/audit?limit=1000')) as Entry[]).every((e) => e.id > first), 10_000);
+        await waitFor(
+          'the first entries to be deleted',
+          async () => ((await must(s, admin, 'GET', '/api/v1/audit?limit=1000')) as Entry[]).every((e) => e.id > first),
+          10_000,
+        );
         await must(s, admin, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'fresh' }, spec: {} });
         const now = (await must(s, admin, 'GET', '/api/v1/audit?limit=1000')) as Entry[];
         expect(now.map((e) => e.name)).to.include('fresh');
@@ -251,7 +313,12 @@ describe('audit log (issue 20)', function () {
     before(async () => {
       pg = await startPostgres();
       db = await pg.createDatabase();
-      const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'), DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' };
+      const env = {
+        ...AUTH_ENV,
+        DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+        DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s',
+      };
       a = await startTestServer({ env });
       b = await startTestServer({ env });
     });
@@ -270,7 +337,11 @@ describe('audit log (issue 20)', function () {
       const admin = bearer(await loginAdmin(a));
       const w = await WatchStream.must(`${b.url}/api/v1/audit?watch=true&kind=GlobalVariable`, admin);
       try {
-        await must(a, admin, 'POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'pv' }, spec: { kind: 'TextVariable', spec: { name: 'pv', value: 'x' } } });
+        await must(a, admin, 'POST', '/api/v1/globalvariables', {
+          kind: 'GlobalVariable',
+          metadata: { name: 'pv' },
+          spec: { kind: 'TextVariable', spec: { name: 'pv', value: 'x' } },
+        });
         const [e] = (await waitFor('an entry', () => (w.changes().length ? w.changes() : undefined)))!;
         expect((e.object as Entry).name).to.equal('pv');
       } finally {

@@ -23,7 +23,11 @@ type Entry = Record<string, any>;
 type Server = Pick<TestServer, 'url' | 'api'> & { process: ServerProcess };
 
 const WINDOW_S = 1;
-const dashboard = (name: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name }, duration: '1h', panels: {}, layouts: [] } });
+const dashboard = (name: string) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name }, duration: '1h', panels: {}, layouts: [] },
+});
 
 /** Every entry after id `after`, oldest first. */
 async function entriesAfter(s: Server, auth: Auth, after: number): Promise<Entry[]> {
@@ -68,7 +72,11 @@ async function flood(
     (i) => ['DELETE', `/api/v1/projects/p/dashboards/n${i % 7}`],
     (i) => ['POST', '/api/v1/projects/p/dashboards', dashboard(`c${i}`)],
     () => ['GET', '/api/v1/globalroles'],
-    (i) => ['PUT', `/api/v1/projects/q${i % 50}/variables/v`, { kind: 'Variable', metadata: { name: 'v', project: `q${i % 50}` }, spec: { kind: 'TextVariable', spec: { name: 'v', value: 'x' } } }],
+    (i) => [
+      'PUT',
+      `/api/v1/projects/q${i % 50}/variables/v`,
+      { kind: 'Variable', metadata: { name: 'v', project: `q${i % 50}` }, spec: { kind: 'TextVariable', spec: { name: 'v', value: 'x' } } },
+    ],
     () => ['POST', '/api/auth/providers/native/login', { login: 'mallory', password: 'wrong' }],
     (i) => ['POST', '/api/auth/providers/native/login', { login: `ghost${i}`, password: 'wrong' }],
   ];
@@ -145,7 +153,10 @@ async function floodAndCheck(s: Server, ms: number): Promise<Entry[]> {
   }
   // reading any dashboard of p: one kind of denial, the names (which differed) left out
   const reads = counted.filter((e) => e.action === 'denied' && e.deniedAction === 'read' && e.kind === 'Dashboard' && e.project === 'p');
-  expect(reads.length, JSON.stringify(caused.map((e) => [e.action, e.deniedAction, e.kind, e.project, e.name, e.user, e.count]))).to.be.above(0);
+  expect(
+    reads.length,
+    JSON.stringify(caused.map((e) => [e.action, e.deniedAction, e.kind, e.project, e.name, e.user, e.count])),
+  ).to.be.above(0);
   expect(
     reads.some((e) => e.name === undefined && e.count > 1),
     'a window of reads of several names',
@@ -222,7 +233,10 @@ describe('audit volume: one caller flooding refused requests (VOLUME-01)', funct
 
     it('VOLUME-01: on PostgreSQL the same flood adds a bounded number of entries; counts add up to every refusal', async () => {
       const dir = tempDir('dashplane-volume-');
-      const s = await start(join(dir.path, 'data'), { DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+      const s = await start(join(dir.path, 'data'), {
+        DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+        DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      });
       try {
         await floodAndCheck(s, 2000);
       } finally {

@@ -11,9 +11,17 @@ import { startTestServer, tempDir, type ApiResponse, type TestServer } from './h
 
 const panel = () => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text: 'hi' } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
-const dash = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel() }, layouts: grid() } });
+const dash = (name: string, title = name) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: { a: panel() }, layouts: grid() },
+});
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
-const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
+const binding = (name: string, role: string, user: string) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects: [{ kind: 'User', name: user }] },
+});
 const globalDatasource = (name: string) => ({
   kind: 'GlobalDatasource',
   metadata: { name },
@@ -69,7 +77,9 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(r.status, r.text).to.equal(403);
     r = await s.api('POST', '/api/v1/dashboards', { ...dash('bobs'), metadata: { name: 'bobs', project: 'alpha' } }, bearer(bob));
     expect(r.status, r.text).to.equal(403);
-    expect((await s.api('PUT', '/api/v1/projects/alpha/dashboards/overview', dash('overview', 'defaced'), bearer(bob))).status).to.equal(403);
+    expect((await s.api('PUT', '/api/v1/projects/alpha/dashboards/overview', dash('overview', 'defaced'), bearer(bob))).status).to.equal(
+      403,
+    );
     expect((await s.api('DELETE', '/api/v1/projects/alpha/dashboards/overview', undefined, bearer(bob))).status).to.equal(403);
     expect((await s.api('GET', '/api/v1/projects/alpha/dashboards/overview', undefined, bearer(bob))).status).to.equal(403);
     expect(await s.server.store.get({ kind: 'Dashboard', project: 'alpha', name: 'bobs' })).to.equal(undefined);
@@ -92,7 +102,12 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(r.status, r.text).to.equal(200);
     expect(names(await s.api('GET', '/api/v1/projects', undefined, bearer(bob)))).to.deep.equal(['alpha']);
     expect(names(await s.api('GET', '/api/v1/dashboards', undefined, bearer(bob)))).to.deep.equal(['bobs', 'overview']);
-    r = await s.api('POST', '/api/v1/projects/alpha/roles', { kind: 'Role', metadata: { name: 'sneaky' }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, bearer(bob));
+    r = await s.api(
+      'POST',
+      '/api/v1/projects/alpha/roles',
+      { kind: 'Role', metadata: { name: 'sneaky' }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } },
+      bearer(bob),
+    );
     expect(r.status, r.text).to.equal(403);
     r = await s.api('POST', '/api/v1/projects/alpha/rolebindings', binding('bob-owner', 'owner', 'bob'), bearer(bob));
     expect(r.status, r.text).to.equal(403);
@@ -118,7 +133,11 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     const roles = await s.api('GET', '/api/v1/projects/gamma/roles', undefined, bearer(carol));
     expect(roles.status, roles.text).to.equal(200);
     expect(names(roles)).to.deep.equal(['editor', 'owner', 'viewer']);
-    for (const role of roles.body as { kind: string; metadata: { name: string; project: string }; spec: { permissions: { actions: string[]; scopes: string[] }[] } }[]) {
+    for (const role of roles.body as {
+      kind: string;
+      metadata: { name: string; project: string };
+      spec: { permissions: { actions: string[]; scopes: string[] }[] };
+    }[]) {
       expect(role.kind).to.equal('Role');
       expect(role.metadata.project).to.equal('gamma');
       expect(normalized(role.spec.permissions), role.metadata.name).to.deep.equal(normalized(EXPECTED_ROLES[role.metadata.name]));
@@ -212,7 +231,11 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     expect(r.status, r.text).to.equal(200);
     r = await s.api('POST', '/api/validate/dashboards', { ...dash('check'), spec: { duration: 'nope' } });
     expect(r.status, r.text).to.equal(400);
-    r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'anon-signup' }, spec: { nativeProvider: { password: 'pw-123456' } } });
+    r = await s.api('POST', '/api/v1/users', {
+      kind: 'User',
+      metadata: { name: 'anon-signup' },
+      spec: { nativeProvider: { password: 'pw-123456' } },
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.spec.nativeProvider.password).to.equal('<secret>');
     await login(s, 'anon-signup', 'pw-123456');
@@ -224,7 +247,12 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     const hank = await newUser(s, 'hank');
     let r = await s.api('POST', '/api/v1/globaldatasources', globalDatasource('prom'), bearer(hank));
     expect(r.status, r.text).to.equal(403);
-    r = await s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'hank-all' }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, bearer(hank));
+    r = await s.api(
+      'POST',
+      '/api/v1/globalroles',
+      { kind: 'GlobalRole', metadata: { name: 'hank-all' }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } },
+      bearer(hank),
+    );
     expect(r.status, r.text).to.equal(403);
     r = await s.api(
       'POST',
@@ -266,7 +294,12 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     let r = await s.api('GET', '/api/v1/users/ivy', undefined, bearer(ivy));
     expect(r.status, r.text).to.equal(200);
     expect(r.body.spec.nativeProvider.password).to.equal('<secret>');
-    r = await s.api('PUT', '/api/v1/users/ivy', { kind: 'User', metadata: { name: 'ivy' }, spec: { firstName: 'Ivy', nativeProvider: { password: 'ivy-new-password' } } }, bearer(ivy));
+    r = await s.api(
+      'PUT',
+      '/api/v1/users/ivy',
+      { kind: 'User', metadata: { name: 'ivy' }, spec: { firstName: 'Ivy', nativeProvider: { password: 'ivy-new-password' } } },
+      bearer(ivy),
+    );
     expect(r.status, r.text).to.equal(200);
     expect(r.body.spec.firstName).to.equal('Ivy');
     await login(s, 'ivy', 'ivy-new-password');
@@ -276,7 +309,12 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
     const jackBefore = JSON.stringify(await s.server.store.get({ kind: 'User', project: '', name: 'jack' }));
     r = await s.api('GET', '/api/v1/users/jack', undefined, bearer(ivy));
     expect(r.status, r.text).to.equal(403);
-    r = await s.api('PUT', '/api/v1/users/jack', { kind: 'User', metadata: { name: 'jack' }, spec: { nativeProvider: { password: 'taken-over' } } }, bearer(ivy));
+    r = await s.api(
+      'PUT',
+      '/api/v1/users/jack',
+      { kind: 'User', metadata: { name: 'jack' }, spec: { nativeProvider: { password: 'taken-over' } } },
+      bearer(ivy),
+    );
     expect(r.status, r.text).to.equal(403);
     r = await s.api('DELETE', '/api/v1/users/jack', undefined, bearer(ivy));
     expect(r.status, r.text).to.equal(403);
@@ -290,7 +328,11 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
 
   it('INPUT-17: a client setting spec.oauthProviders on sign-up or update gets 400 and nothing changes', async () => {
     const oauth = [{ issuer: 'https://idp.example', subject: 'admin', email: 'admin@example.com' }];
-    let r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'kim' }, spec: { nativeProvider: { password: 'kim-password' }, oauthProviders: oauth } });
+    let r = await s.api('POST', '/api/v1/users', {
+      kind: 'User',
+      metadata: { name: 'kim' },
+      spec: { nativeProvider: { password: 'kim-password' }, oauthProviders: oauth },
+    });
     expect(r.status, r.text).to.equal(400);
     r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'kim' }, spec: { oauthProviders: oauth } });
     expect(r.status, r.text).to.equal(400);
@@ -298,7 +340,12 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
 
     const lee = await newUser(s, 'lee');
     const before = JSON.stringify(await s.server.store.get({ kind: 'User', project: '', name: 'lee' }));
-    r = await s.api('PUT', '/api/v1/users/lee', { kind: 'User', metadata: { name: 'lee' }, spec: { nativeProvider: { password: 'lee-password' }, oauthProviders: oauth } }, bearer(lee));
+    r = await s.api(
+      'PUT',
+      '/api/v1/users/lee',
+      { kind: 'User', metadata: { name: 'lee' }, spec: { nativeProvider: { password: 'lee-password' }, oauthProviders: oauth } },
+      bearer(lee),
+    );
     expect(r.status, r.text).to.equal(400);
     expect(JSON.stringify(await s.server.store.get({ kind: 'User', project: '', name: 'lee' }))).to.equal(before);
   });
@@ -309,7 +356,9 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
       const user = (name: string) => ({ kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-password` } } });
       let r = await closed.api('POST', '/api/v1/users', user('mallory'));
       expect(r.status, r.text).to.equal(401);
-      expect(r.body.message).to.equal('sign-up is turned off on this server (security.authentication.disable_sign_up); ask an administrator to create your User, then sign in');
+      expect(r.body.message).to.equal(
+        'sign-up is turned off on this server (security.authentication.disable_sign_up); ask an administrator to create your User, then sign in',
+      );
       expect(await closed.server.store.get({ kind: 'User', project: '', name: 'mallory' })).to.equal(undefined);
       const root = await loginAdmin(closed);
       r = await closed.api('POST', '/api/v1/users', user('nina'), bearer(root));
@@ -337,9 +386,9 @@ describe('auth story: a new user, a project, a second user (issue 3)', function 
       expect((first.GlobalRole as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec])).to.deep.equal([
         ['admin', { permissions: [{ actions: ['*'], scopes: ['*'] }] }],
       ]);
-      expect((first.GlobalRoleBinding as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec])).to.deep.equal([
-        ['admin', { role: 'admin', subjects: [{ kind: 'User', name: 'admin' }] }],
-      ]);
+      expect(
+        (first.GlobalRoleBinding as { metadata: { name: string }; spec: unknown }[]).map((r) => [r.metadata.name, r.spec]),
+      ).to.deep.equal([['admin', { role: 'admin', subjects: [{ kind: 'User', name: 'admin' }] }]]);
       const tokens = await loginAdmin(t);
       expect((await t.api('GET', '/api/v1/users', undefined, bearer(tokens))).status).to.equal(200);
       await t.stop();

@@ -54,14 +54,16 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
   let keys: KeyRing;
   let admin: Tokens;
 
-  const whoami = (token: string, headers: Record<string, string> = {}) => s.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${token}`, ...headers });
+  const whoami = (token: string, headers: Record<string, string> = {}) =>
+    s.api('GET', '/api/v1/user/whoami', undefined, { authorization: `Bearer ${token}`, ...headers });
   const refresh = (token: string) => s.api('POST', '/api/auth/refresh', { refresh_token: token });
   /** Signs up (once) and logs in `name`. */
   const signedIn = async (name: string): Promise<Tokens> => {
     await signUp(s, name);
     return login(s, name);
   };
-  const sign = (claims: Claims, key: string | Buffer, algorithm: jwt.Algorithm = 'HS512') => jwt.sign(claims, key, { algorithm, noTimestamp: true });
+  const sign = (claims: Claims, key: string | Buffer, algorithm: jwt.Algorithm = 'HS512') =>
+    jwt.sign(claims, key, { algorithm, noTimestamp: true });
 
   before(async () => {
     s = await startAuthServer({ DASHPLANE_ENCRYPTION_KEY: KEY });
@@ -193,7 +195,10 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
     it('a wrong password and an unknown user are both 400 with the same body', async () => {
       await signUp(s, 'hank');
       const wrong = await s.api('POST', '/api/auth/providers/native/login', { login: 'hank', password: 'not-his-password' });
-      const unknown = await s.api('POST', '/api/auth/providers/native/login', { login: 'nobody-by-that-name', password: 'not-his-password' });
+      const unknown = await s.api('POST', '/api/auth/providers/native/login', {
+        login: 'nobody-by-that-name',
+        password: 'not-his-password',
+      });
       expect(wrong.status, wrong.text).to.equal(400);
       expect(unknown.status, unknown.text).to.equal(400);
       expect(wrong.text).to.equal(unknown.text);
@@ -217,13 +222,20 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
 
     it('JWT-01: alg "none" with an empty signature is 401', async () => {
       const header = b64u({ alg: 'none', typ: 'JWT' });
-      for (const token of [`${header}.${b64u(claims)}.`, `${header}.${b64u({ ...claims, sub: 'admin', sid: claimsOf(admin.access_token).sid })}.`]) {
+      for (const token of [
+        `${header}.${b64u(claims)}.`,
+        `${header}.${b64u({ ...claims, sub: 'admin', sid: claimsOf(admin.access_token).sid })}.`,
+      ]) {
         const r = await whoami(token);
         expect(r.status, r.text).to.equal(401);
       }
       const [h, p] = victim.access_token.split('.');
-      expect((await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${header}.${p}; jwtSignature=` })).status).to.equal(401);
-      expect((await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${h}.${p}; jwtSignature=` })).status).to.equal(401);
+      expect(
+        (await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${header}.${p}; jwtSignature=` })).status,
+      ).to.equal(401);
+      expect((await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${h}.${p}; jwtSignature=` })).status).to.equal(
+        401,
+      );
     });
 
     it('JWT-02: HS256 signed with the correct derived key is 401 (only HS512)', async () => {
@@ -237,7 +249,9 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
       const t = await login(s, 'ivy');
       expect((await whoami(t.refresh_token)).status).to.equal(401);
       const [h, p, sig] = t.refresh_token.split('.');
-      expect((await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${h}.${p}; jwtSignature=${sig}` })).status).to.equal(401);
+      expect(
+        (await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${h}.${p}; jwtSignature=${sig}` })).status,
+      ).to.equal(401);
       expect((await refresh(t.access_token)).status).to.equal(401);
       expect((await s.raw('POST', '/api/auth/refresh', undefined, { cookie: `jwtRefreshToken=${t.access_token}` })).status).to.equal(401);
       // Even with every claim a refresh token has, an access-key signature does not make a refresh token.
@@ -289,7 +303,9 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
         expect(r.status, r.text).to.equal(401);
       }
       const [, , asig] = a.access_token.split('.');
-      expect((await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${ah}.${ap}; jwtSignature=${asig}` })).status).to.equal(200);
+      expect(
+        (await s.api('GET', '/api/v1/user/whoami', undefined, { cookie: `jwtPayload=${ah}.${ap}; jwtSignature=${asig}` })).status,
+      ).to.equal(200);
     });
 
     it('JWT-08: tokens forged with Perses\' public default key (and key + "-refresh") are 401', async () => {
@@ -323,7 +339,9 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
         expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(ta))).status).to.equal(200);
         expect((await b.api('GET', '/api/v1/user/whoami', undefined, bearer(ta))).status).to.equal(401);
         const ring = loadKeyRing({ key: texts[0], dataDir: a.dataDir });
-        expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(sign(claimsOf(ta.access_token), ring.accessTokenKey)))).status).to.equal(200);
+        expect(
+          (await a.api('GET', '/api/v1/user/whoami', undefined, bearer(sign(claimsOf(ta.access_token), ring.accessTokenKey)))).status,
+        ).to.equal(200);
       } finally {
         await Promise.all([a.stop(), b.stop()]);
       }
@@ -368,7 +386,11 @@ describe('auth tokens: login, cookies, refresh, logout, JWT-01..09, AUTHZ-08', f
       const owner = await signedIn('mia');
       const project = { kind: 'Project', metadata: { name: 'mia-p' }, spec: {} };
       expect((await s.api('POST', '/api/v1/projects', project, bearer(owner))).status).to.equal(200);
-      const grant = { kind: 'GlobalRoleBinding', metadata: { name: 'mia-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'mia' }] } };
+      const grant = {
+        kind: 'GlobalRoleBinding',
+        metadata: { name: 'mia-admin' },
+        spec: { role: 'admin', subjects: [{ kind: 'User', name: 'mia' }] },
+      };
       expect((await s.api('POST', '/api/v1/globalrolebindings', grant, bearer(admin))).status).to.equal(200);
       expect((await s.api('DELETE', '/api/v1/users/mia', undefined, bearer(admin))).status).to.equal(204);
       // Open sign-up: anyone may take the freed name.

@@ -12,15 +12,28 @@ import type { ApiResponse, TestServer } from './helpers/server.js';
 
 const panel = () => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text: 'hi' } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
-const dash = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel() }, layouts: grid() } });
+const dash = (name: string, title = name) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: { a: panel() }, layouts: grid() },
+});
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
-const binding = (name: string, role: string, user: string, kind = 'RoleBinding') => ({ kind, metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
-const role = (name: string, permissions: { actions: string[]; scopes: string[] }[], kind = 'Role') => ({ kind, metadata: { name }, spec: { permissions } });
+const binding = (name: string, role: string, user: string, kind = 'RoleBinding') => ({
+  kind,
+  metadata: { name },
+  spec: { role, subjects: [{ kind: 'User', name: user }] },
+});
+const role = (name: string, permissions: { actions: string[]; scopes: string[] }[], kind = 'Role') => ({
+  kind,
+  metadata: { name },
+  spec: { permissions },
+});
 
 /** Marker in every proj-b dashboard title: must never reach a caller without read on proj-b. */
 const B_CANARY = 'B-CANARY-7f3a';
 const names = (r: ApiResponse): string[] => (r.body as { metadata: { name: string } }[]).map((o) => o.metadata.name);
-const keys = (r: ApiResponse): string[] => (r.body as { metadata: { name: string; project: string } }[]).map((o) => `${o.metadata.project}/${o.metadata.name}`);
+const keys = (r: ApiResponse): string[] =>
+  (r.body as { metadata: { name: string; project: string } }[]).map((o) => `${o.metadata.project}/${o.metadata.name}`);
 
 describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () {
   this.timeout(20_000);
@@ -52,8 +65,17 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     await ok(s.api('POST', '/api/v1/projects/proj-b/rolebindings', binding('bea-viewer', 'viewer', 'bea'), as('olga')));
     await ok(s.api('POST', '/api/v1/projects/proj-b/roles', role('dash-only', [{ actions: ['read'], scopes: ['Dashboard'] }]), as('olga')));
     await ok(s.api('POST', '/api/v1/projects/proj-b/rolebindings', binding('dora-dash', 'dash-only', 'dora'), as('olga')));
-    await ok(s.api('POST', '/api/v1/globalroles', role('dash-reader', [{ actions: ['read'], scopes: ['Dashboard', 'Project'] }], 'GlobalRole'), bearer(admin)));
-    await ok(s.api('POST', '/api/v1/globalrolebindings', binding('gina-reader', 'dash-reader', 'gina', 'GlobalRoleBinding'), bearer(admin)));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globalroles',
+        role('dash-reader', [{ actions: ['read'], scopes: ['Dashboard', 'Project'] }], 'GlobalRole'),
+        bearer(admin),
+      ),
+    );
+    await ok(
+      s.api('POST', '/api/v1/globalrolebindings', binding('gina-reader', 'dash-reader', 'gina', 'GlobalRoleBinding'), bearer(admin)),
+    );
   });
   after(() => s?.stop());
 
@@ -81,7 +103,10 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
       expect(twice.text, `${who} with project twice`).to.not.include(B_CANARY);
     }
     // Control: with read on B the same query answers B's items, only them.
-    expect(keys(await ok(s.api('GET', '/api/v1/dashboards?project=proj-b', undefined, as('bea'))))).to.deep.equal(['proj-b/b-secret-1', 'proj-b/b-secret-2']);
+    expect(keys(await ok(s.api('GET', '/api/v1/dashboards?project=proj-b', undefined, as('bea'))))).to.deep.equal([
+      'proj-b/b-secret-1',
+      'proj-b/b-secret-2',
+    ]);
   });
 
   it('AUTHZ-03: project=..%2F..%2Fx, a* and a%00 in the query are 400', async () => {
@@ -110,9 +135,19 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     r = await s.api('POST', '/api/v1/dashboards', { ...dash('planted'), metadata: { name: 'planted', project: 'proj-b' } }, as('ed'));
     expect(r.status, r.text).to.equal(403);
     // Smuggling B through the body of an A route is a mismatch, not a write in B.
-    r = await s.api('PUT', '/api/v1/projects/proj-a/dashboards/b-secret-1', { ...dash('b-secret-1', 'defaced'), metadata: { name: 'b-secret-1', project: 'proj-b' } }, as('ed'));
+    r = await s.api(
+      'PUT',
+      '/api/v1/projects/proj-a/dashboards/b-secret-1',
+      { ...dash('b-secret-1', 'defaced'), metadata: { name: 'b-secret-1', project: 'proj-b' } },
+      as('ed'),
+    );
     expect(r.status, r.text).to.be.oneOf([400, 404]);
-    r = await s.api('POST', '/api/v1/projects/proj-a/dashboards', { ...dash('planted'), metadata: { name: 'planted', project: 'proj-b' } }, as('ed'));
+    r = await s.api(
+      'POST',
+      '/api/v1/projects/proj-a/dashboards',
+      { ...dash('planted'), metadata: { name: 'planted', project: 'proj-b' } },
+      as('ed'),
+    );
     expect(r.status, r.text).to.equal(400);
     r = await s.api('DELETE', '/api/v1/projects/proj-b', undefined, as('ed'));
     expect(r.status, r.text).to.equal(403);
@@ -134,7 +169,9 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     expect((await s.api('GET', '/api/v1/dashboards', undefined, as('tmp'))).body).to.deep.equal([]);
 
     // Global binding.
-    await ok(s.api('POST', '/api/v1/globalrolebindings', binding('tmp2-reader', 'dash-reader', 'tmp2', 'GlobalRoleBinding'), bearer(admin)));
+    await ok(
+      s.api('POST', '/api/v1/globalrolebindings', binding('tmp2-reader', 'dash-reader', 'tmp2', 'GlobalRoleBinding'), bearer(admin)),
+    );
     await ok(s.api('GET', '/api/v1/projects/proj-b/dashboards/b-secret-1', undefined, as('tmp2')));
     await ok(s.api('DELETE', '/api/v1/globalrolebindings/tmp2-reader', undefined, bearer(admin)), 204);
     const r = await s.api('GET', '/api/v1/projects/proj-b/dashboards/b-secret-1', undefined, as('tmp2'));
@@ -145,7 +182,9 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
     await ok(s.api('POST', '/api/v1/projects/proj-a/roles', role('writer', [{ actions: ['*'], scopes: ['Dashboard'] }]), as('olga')));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('tmp-writer', 'writer', 'tmp'), as('olga')));
     await ok(s.api('POST', '/api/v1/projects/proj-a/dashboards', dash('tmp-3'), as('tmp')));
-    await ok(s.api('PUT', '/api/v1/projects/proj-a/roles/writer', role('writer', [{ actions: ['read'], scopes: ['Dashboard'] }]), as('olga')));
+    await ok(
+      s.api('PUT', '/api/v1/projects/proj-a/roles/writer', role('writer', [{ actions: ['read'], scopes: ['Dashboard'] }]), as('olga')),
+    );
     expect((await s.api('POST', '/api/v1/projects/proj-a/dashboards', dash('tmp-4'), as('tmp'))).status).to.equal(403);
     await ok(s.api('GET', '/api/v1/projects/proj-a/dashboards/tmp-3', undefined, as('tmp')));
     await ok(s.api('DELETE', '/api/v1/projects/proj-a/roles/writer', undefined, as('olga')), 204);
@@ -156,8 +195,16 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
 
   it('AUTHZ-06: 200 interleaved parallel requests from two users with different roles each answer for their own caller', async () => {
     const expectations = {
-      rita: { list: ['proj-a/a1', 'proj-a/a2'], own: '/api/v1/projects/proj-a/dashboards/a1', other: '/api/v1/projects/proj-b/dashboards/b-secret-1' },
-      bea: { list: ['proj-b/b-secret-1', 'proj-b/b-secret-2'], own: '/api/v1/projects/proj-b/dashboards/b-secret-1', other: '/api/v1/projects/proj-a/dashboards/a1' },
+      rita: {
+        list: ['proj-a/a1', 'proj-a/a2'],
+        own: '/api/v1/projects/proj-a/dashboards/a1',
+        other: '/api/v1/projects/proj-b/dashboards/b-secret-1',
+      },
+      bea: {
+        list: ['proj-b/b-secret-1', 'proj-b/b-secret-2'],
+        own: '/api/v1/projects/proj-b/dashboards/b-secret-1',
+        other: '/api/v1/projects/proj-a/dashboards/a1',
+      },
     };
     // Only tmp-* dashboards may have come and gone in proj-a; compare against a1/a2 only.
     const listA = (r: ApiResponse) => keys(r).filter((k) => !k.startsWith('proj-a/tmp-'));
@@ -197,7 +244,12 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
       const headers: Record<string, string> = anonymous ? (i % 4 === 0 ? {} : { authorization: 'Bearer x.y.z' }) : bearer(admin);
       const request =
         i % 3 === 0
-          ? s.api('POST', '/api/v1/globalroles', role(`${anonymous ? ANON : 'admin-role-'}${i}`, [{ actions: ['*'], scopes: ['*'] }], 'GlobalRole'), headers)
+          ? s.api(
+              'POST',
+              '/api/v1/globalroles',
+              role(`${anonymous ? ANON : 'admin-role-'}${i}`, [{ actions: ['*'], scopes: ['*'] }], 'GlobalRole'),
+              headers,
+            )
           : s.api('GET', '/api/v1/users', undefined, headers);
       return request.then((r) => ({ i, anonymous, status: r.status, text: r.text }));
     });
@@ -264,7 +316,8 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
 
   it('the cross-project lists and the project list only show what the caller may read', async () => {
     const projects = async (who: string) => names(await ok(s.api('GET', '/api/v1/projects', undefined, as(who))));
-    const list = async (who: string, plural: string) => keys(await ok(s.api('GET', `/api/v1/${plural}`, undefined, as(who)))).filter((k) => !k.startsWith('proj-a/tmp-'));
+    const list = async (who: string, plural: string) =>
+      keys(await ok(s.api('GET', `/api/v1/${plural}`, undefined, as(who)))).filter((k) => !k.startsWith('proj-a/tmp-'));
     expect(await projects('rita')).to.deep.equal(['proj-a']);
     expect(await projects('ed')).to.deep.equal(['proj-a']);
     expect(await projects('bea')).to.deep.equal(['proj-b']);
@@ -301,8 +354,22 @@ describe('authz: AUTHZ-01..07, viewer, GlobalRole, filtered lists', function () 
       expect(taken.text.replaceAll(takenName, 'X'), what).to.equal(free.text.replaceAll(freeName, 'X'));
     };
     // callers who may not create projects: a token narrowed to reading dashboards, a service account without bindings
-    const narrowed = await ok(s.api('POST', '/api/v1/user/tokens', { name: 'read-only', ttl: '1h', permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] }, as('nobody')));
-    await ok(s.api('POST', '/api/v1/globalserviceaccounts', { kind: 'GlobalServiceAccount', metadata: { name: 'robot' }, spec: {} }, bearer(admin)));
+    const narrowed = await ok(
+      s.api(
+        'POST',
+        '/api/v1/user/tokens',
+        { name: 'read-only', ttl: '1h', permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] },
+        as('nobody'),
+      ),
+    );
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globalserviceaccounts',
+        { kind: 'GlobalServiceAccount', metadata: { name: 'robot' }, spec: {} },
+        bearer(admin),
+      ),
+    );
     const robot = await ok(s.api('POST', '/api/v1/globalserviceaccounts/robot/tokens', { name: 'ci', ttl: '1h' }, bearer(admin)));
     for (const [who, auth] of [
       ['narrowed token', bearer(narrowed.body.token)],

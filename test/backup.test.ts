@@ -35,7 +35,11 @@ const call = async (url: string, method: string, path: string, token?: string, b
   return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
 };
 
-const dashboard = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, panels: {}, layouts: [], duration: '1h' } });
+const dashboard = (name: string, title = name) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, panels: {}, layouts: [], duration: '1h' },
+});
 
 async function adminToken(url: string): Promise<string> {
   const r = await call(url, 'POST', '/api/auth/providers/native/login', undefined, { login: 'admin', password: 'admin-password' });
@@ -46,9 +50,18 @@ async function adminToken(url: string): Promise<string> {
 /** Some content: a project, a secret with a canary password, a dashboard with history. */
 async function seed(url: string, token: string): Promise<void> {
   expect((await call(url, 'POST', '/api/v1/projects', token, { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
-  expect((await call(url, 'POST', '/api/v1/projects/p/secrets', token, { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: CANARY } } })).status).to.equal(200);
+  expect(
+    (
+      await call(url, 'POST', '/api/v1/projects/p/secrets', token, {
+        kind: 'Secret',
+        metadata: { name: 's' },
+        spec: { basicAuth: { username: 'u', password: CANARY } },
+      })
+    ).status,
+  ).to.equal(200);
   expect((await call(url, 'POST', '/api/v1/projects/p/dashboards', token, dashboard('edited', 'v0'))).status).to.equal(200);
-  for (let v = 1; v <= 3; v++) expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `v${v}`))).status).to.equal(200);
+  for (let v = 1; v <= 3; v++)
+    expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `v${v}`))).status).to.equal(200);
 }
 
 /** Writes one acknowledged change after another until stopped: new dashboards w0000, w0001, ... and updates of `edited`. */
@@ -60,7 +73,10 @@ function writer(url: string, token: string) {
       const r = await call(url, 'POST', '/api/v1/projects/p/dashboards', token, dashboard(`w${String(created).padStart(4, '0')}`));
       expect(r.status, r.text).to.equal(200);
       created++;
-      if (created % 3 === 0) expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `w${created}`))).status).to.equal(200);
+      if (created % 3 === 0)
+        expect((await call(url, 'PUT', '/api/v1/projects/p/dashboards/edited', token, dashboard('edited', `w${created}`))).status).to.equal(
+          200,
+        );
     }
   })();
   return {
@@ -84,7 +100,9 @@ function expectConsistent(lines: Line[]): { written: number } {
   expect(lines[0].dashplane_backup).to.equal(1);
   expect(lines.at(-1)!.end).to.not.equal(undefined);
   const objects = lines.filter((l) => l.object).map((l) => l.object!);
-  const written = objects.filter((o) => o.kind === 'Dashboard' && /^w\d{4}$/.test(o.metadata.name)).map((o) => Number(o.metadata.name.slice(1)));
+  const written = objects
+    .filter((o) => o.kind === 'Dashboard' && /^w\d{4}$/.test(o.metadata.name))
+    .map((o) => Number(o.metadata.name.slice(1)));
   expect(written, "the writer's dashboards: no gap").to.deep.equal(written.map((_, i) => i));
   let versions: Obj[] = [];
   for (const l of lines.slice(1, -1)) {
@@ -108,8 +126,12 @@ async function expectRestored(url: string, token: string, lines: Line[]): Promis
   for (const d of registry.all()) {
     const listed = await call(url, 'GET', `/api/v1/${d.plural}`, token);
     expect(listed.status, listed.text).to.equal(200);
-    const shown = (listed.body as Obj[]).map((o) => `${o.metadata.project ?? ''}/${o.metadata.name}@${o.metadata.version} ${o.metadata.updatedAt}`);
-    const backedUp = objects.filter((o) => o.kind === d.kind).map((o) => `${o.metadata.project ?? ''}/${o.metadata.name}@${o.metadata.version} ${o.metadata.updatedAt}`);
+    const shown = (listed.body as Obj[]).map(
+      (o) => `${o.metadata.project ?? ''}/${o.metadata.name}@${o.metadata.version} ${o.metadata.updatedAt}`,
+    );
+    const backedUp = objects
+      .filter((o) => o.kind === d.kind)
+      .map((o) => `${o.metadata.project ?? ''}/${o.metadata.name}@${o.metadata.version} ${o.metadata.updatedAt}`);
     expect(shown, d.kind).to.deep.equal(backedUp);
   }
   // the versions route lists the earlier versions (not the current one), newest first
@@ -152,16 +174,31 @@ describe('dashplane backup and restore', function () {
 
     it('only an administrator may take one: 401 without credentials, 403 for a user with a project of their own', async () => {
       expect((await call(srv.url, 'GET', '/api/v1/admin/backup')).status).to.equal(401);
-      expect((await call(srv.url, 'POST', '/api/v1/users', undefined, { kind: 'User', metadata: { name: 'bob' }, spec: { nativeProvider: { password: 'bob-password' } } })).status).to.equal(200);
-      const bob = (await call(srv.url, 'POST', '/api/auth/providers/native/login', undefined, { login: 'bob', password: 'bob-password' })).body.access_token as string;
-      expect((await call(srv.url, 'POST', '/api/v1/projects', bob, { kind: 'Project', metadata: { name: 'bobs' }, spec: {} })).status).to.equal(200);
+      expect(
+        (
+          await call(srv.url, 'POST', '/api/v1/users', undefined, {
+            kind: 'User',
+            metadata: { name: 'bob' },
+            spec: { nativeProvider: { password: 'bob-password' } },
+          })
+        ).status,
+      ).to.equal(200);
+      const bob = (await call(srv.url, 'POST', '/api/auth/providers/native/login', undefined, { login: 'bob', password: 'bob-password' }))
+        .body.access_token as string;
+      expect(
+        (await call(srv.url, 'POST', '/api/v1/projects', bob, { kind: 'Project', metadata: { name: 'bobs' }, spec: {} })).status,
+      ).to.equal(200);
       const r = await call(srv.url, 'GET', '/api/v1/admin/backup', bob);
       expect(r.status).to.equal(403);
       expect(r.text).to.not.include(CANARY);
-      const cli = await runToExit(['backup', '--server', srv.url, '--to', join(dirs.files.path, 'refused.ndjson')], { DASHPLANE_TOKEN: bob });
+      const cli = await runToExit(['backup', '--server', srv.url, '--to', join(dirs.files.path, 'refused.ndjson')], {
+        DASHPLANE_TOKEN: bob,
+      });
       expect(cli.code, cli.output).to.equal(1);
       expect(cli.output).to.match(/answered 403/);
-      expect(existsSync(join(dirs.files.path, 'refused.ndjson')) || existsSync(join(dirs.files.path, 'refused.ndjson.partial'))).to.equal(false);
+      expect(existsSync(join(dirs.files.path, 'refused.ndjson')) || existsSync(join(dirs.files.path, 'refused.ndjson.partial'))).to.equal(
+        false,
+      );
     });
 
     it('is one consistent snapshot under concurrent writes, mode 0600, secrets still encrypted; a restore into an empty store gives the same objects, history and sessions', async () => {
@@ -193,7 +230,10 @@ describe('dashplane backup and restore', function () {
       expect(again.code, 'only into an empty store').to.equal(1);
       expect(again.output).to.match(/empty store/);
 
-      const wrongKey = await spawnServer({ dataDir: dirs.restored.path, env: { ...env, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') } }).then(
+      const wrongKey = await spawnServer({
+        dataDir: dirs.restored.path,
+        env: { ...env, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+      }).then(
         (p) => stopChild(p.child).then(() => 'started'),
         (e: Error) => e.message,
       );

@@ -95,7 +95,8 @@ const title = (e: Entry) => `${e.file}#${e.index} ${e.kind} "${e.name}"`;
 /** `a["0_1"].b` and `a.0_1.b` are the same path; compare paths in the dotted form. */
 const norm = (path: string) => path.replace(/\["((?:[^"\\]|\\.)*)"\]/g, '.$1');
 /** `path` is `prefix` or lies inside it. */
-const within = (path: string, prefix: string) => norm(path) === prefix || norm(path).startsWith(`${prefix}.`) || norm(path).startsWith(`${prefix}[`);
+const within = (path: string, prefix: string) =>
+  norm(path) === prefix || norm(path).startsWith(`${prefix}.`) || norm(path).startsWith(`${prefix}[`);
 
 interface Detail {
   path: string;
@@ -169,7 +170,10 @@ async function createOrUpdate(srv: TestServer, e: Entry, obj: unknown): Promise<
     const plural = descriptor(e.kind).plural;
     const o = obj as { spec: Record<string, unknown> };
     const validated = await srv.api('POST', `/api/validate/${plural}`, { ...o, spec: { ...o.spec, default: false } });
-    expect(validated.status, `POST ${collection} answered ${show(created)}; then POST /api/validate/${plural}: ${show(validated)}`).to.equal(200);
+    expect(
+      validated.status,
+      `POST ${collection} answered ${show(created)}; then POST /api/validate/${plural}: ${show(validated)}`,
+    ).to.equal(200);
     return created;
   }
   if (created.status !== 409) {
@@ -214,7 +218,11 @@ async function createNamedUsers(srv: TestServer, entries: Entry[]): Promise<void
     }
   }
   for (const name of [...named].sort()) {
-    const res = await srv.api('POST', `/api/v1/${userKind.plural}`, { kind: userKind.kind, metadata: { name }, spec: { nativeProvider: { password: `${name}-corpus-password` } } });
+    const res = await srv.api('POST', `/api/v1/${userKind.plural}`, {
+      kind: userKind.kind,
+      metadata: { name },
+      spec: { nativeProvider: { password: `${name}-corpus-password` } },
+    });
     expect(res.status, `creating user ${name}, named by a grant of the corpus: ${show(res)}`).to.equal(200);
   }
 }
@@ -289,7 +297,8 @@ describe('corpus of real Perses resources (corpus/)', function () {
         const got = await srv.api('GET', item);
         expect(got.status, `GET ${item}: ${show(got)}`).to.equal(200);
         expect(got.body.metadata.version).to.equal(res.body.metadata.version);
-        if (isObj(obj.spec) && 'panels' in obj.spec) expect(dashboardShape(got.body.spec), 'dashboard content kept').to.deep.equal(dashboardShape(obj.spec));
+        if (isObj(obj.spec) && 'panels' in obj.spec)
+          expect(dashboardShape(got.body.spec), 'dashboard content kept').to.deep.equal(dashboardShape(obj.spec));
       });
     }
   });
@@ -332,7 +341,10 @@ describe('corpus of real Perses resources (corpus/)', function () {
     describe('default server: 400 naming each unknown plugin kind and its JSON path', () => {
       for (const m of mocked) {
         const kinds = [...new Set(m.unknown.map((u) => u.kind))];
-        const what = [...(kinds.length ? [`unknown ${kinds.join(', ')}`] : []), ...(m.barMocks.length ? [`${m.barMocks.length} mock BarChart spec(s)`] : [])];
+        const what = [
+          ...(kinds.length ? [`unknown ${kinds.join(', ')}`] : []),
+          ...(m.barMocks.length ? [`${m.barMocks.length} mock BarChart spec(s)`] : []),
+        ];
         it(`${title(m.e)}: ${what.join('; ')}`, async () => {
           const e = { ...m.e, project: DEFAULT_PROJECT };
           const { collection, item } = urls(e);
@@ -423,6 +435,8 @@ describe('corpus of real Perses resources (corpus/)', function () {
 
   describe('Kubernetes-wrapped Perses* custom resources (PersesDashboard, PersesDatasource, PersesGlobalDatasource) are skipped in this issue', () => {
     const files = new Set(k8s.map((e) => e.file));
-    it(`${k8s.length} custom resources in ${files.size} files, incl. the NonExistentPlugin dashboard of perses-operator/test/e2e/validation/02-install.yaml`);
+    it(
+      `${k8s.length} custom resources in ${files.size} files, incl. the NonExistentPlugin dashboard of perses-operator/test/e2e/validation/02-install.yaml`,
+    );
   });
 });

@@ -19,7 +19,11 @@ function corsHeaders(r: ApiResponse): Record<string, string> {
 }
 
 const preflight = (s: TestServer, path: string, origin: string, method = 'PUT') =>
-  s.raw('OPTIONS', path, undefined, { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type,authorization' });
+  s.raw('OPTIONS', path, undefined, {
+    origin,
+    'access-control-request-method': method,
+    'access-control-request-headers': 'content-type,authorization',
+  });
 
 describe('CORS (security.cors, Perses keys)', function () {
   this.timeout(30_000);
@@ -92,7 +96,11 @@ describe('CORS (security.cors, Perses keys)', function () {
     it('an actual request from an allowed origin gets Allow-Origin and Expose-Headers, also on a 401 (so the page can read why); another origin gets neither', async () => {
       const anonymous = await s.raw('GET', '/api/v1/projects', undefined, { origin: TRUSTED });
       expect(anonymous.status).to.equal(401);
-      expect(corsHeaders(anonymous)).to.deep.equal({ 'access-control-allow-origin': TRUSTED, 'access-control-expose-headers': 'ETag,Link', vary: 'Origin' });
+      expect(corsHeaders(anonymous)).to.deep.equal({
+        'access-control-allow-origin': TRUSTED,
+        'access-control-expose-headers': 'ETag,Link',
+        vary: 'Origin',
+      });
       const signedIn = await s.raw('GET', '/api/v1/projects', undefined, { origin: TRUSTED, ...bearer(admin) });
       expect(signedIn.status).to.equal(200);
       expect(signedIn.headers.get('access-control-allow-origin')).to.equal(TRUSTED);
@@ -105,7 +113,12 @@ describe('CORS (security.cors, Perses keys)', function () {
     it('SESS-08: without allow_credentials, a cookie-authenticated write from an allowed origin is still refused (403) and changes nothing', async () => {
       const login = await s.api('POST', '/api/auth/providers/native/login', { login: 'admin', password: 'admin-password' });
       const cookies = { cookie: cookieHeader(setCookies(login.headers).values()) };
-      const r = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'from-trusted' }, spec: {} }, { ...cookies, origin: TRUSTED, 'sec-fetch-site': 'cross-site' });
+      const r = await s.api(
+        'POST',
+        '/api/v1/projects',
+        { kind: 'Project', metadata: { name: 'from-trusted' }, spec: {} },
+        { ...cookies, origin: TRUSTED, 'sec-fetch-site': 'cross-site' },
+      );
       expect(r.status, r.text).to.equal(403);
       expect(r.body.message).to.include('security.cors');
       expect((await s.api('GET', '/api/v1/projects/from-trusted', undefined, bearer(admin))).status).to.equal(404);
@@ -141,12 +154,20 @@ describe('CORS (security.cors, Perses keys)', function () {
       });
       const get = await s.raw('GET', '/api/v1/user/whoami', undefined, { ...cookies, origin: TRUSTED, 'sec-fetch-site': 'cross-site' });
       expect(get.status, get.text).to.equal(200);
-      expect(corsHeaders(get)).to.deep.equal({ 'access-control-allow-origin': TRUSTED, 'access-control-allow-credentials': 'true', vary: 'Origin' });
+      expect(corsHeaders(get)).to.deep.equal({
+        'access-control-allow-origin': TRUSTED,
+        'access-control-allow-credentials': 'true',
+        vary: 'Origin',
+      });
     });
 
     it('SESS-08: a cookie-authenticated write is accepted from the origin trusted with credentials, refused (403) from any other origin or a cross-site request without Origin; JSON only', async () => {
       const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
-      const trusted = await s.api('POST', '/api/v1/projects', project('from-trusted'), { ...cookies, origin: TRUSTED, 'sec-fetch-site': 'cross-site' });
+      const trusted = await s.api('POST', '/api/v1/projects', project('from-trusted'), {
+        ...cookies,
+        origin: TRUSTED,
+        'sec-fetch-site': 'cross-site',
+      });
       expect(trusted.status, trusted.text).to.equal(200);
       const hostiles: Record<string, string>[] = [
         { origin: EVIL, 'sec-fetch-site': 'cross-site' },
@@ -159,7 +180,11 @@ describe('CORS (security.cors, Perses keys)', function () {
         expect(r.status, `${JSON.stringify(hostile)}: ${r.text}`).to.equal(403);
         expect(corsHeaders(r)['access-control-allow-origin'], JSON.stringify(hostile)).to.equal(undefined);
       }
-      const form = await s.raw('POST', '/api/v1/projects', 'kind=Project', { ...cookies, origin: TRUSTED, 'content-type': 'application/x-www-form-urlencoded' });
+      const form = await s.raw('POST', '/api/v1/projects', 'kind=Project', {
+        ...cookies,
+        origin: TRUSTED,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
       expect(form.status, 'a form post, even from the trusted origin').to.equal(415);
       const list = await s.api('GET', '/api/v1/projects', undefined, bearer(admin));
       expect(list.body.map((p: { metadata: { name: string } }) => p.metadata.name)).to.deep.equal(['from-trusted']);
@@ -167,7 +192,10 @@ describe('CORS (security.cors, Perses keys)', function () {
 
     it('SESS-07: preflight and GET from another origin never get Access-Control-Allow-Origin or Allow-Credentials with CORS on', async () => {
       for (const path of ['/api/v1/projects', '/api/auth/providers/native/login', '/api/auth/refresh', '/api/v1/user/whoami']) {
-        for (const r of [await preflight(s, path, EVIL, 'POST'), await s.raw('GET', path, undefined, { ...cookies, origin: EVIL, 'sec-fetch-site': 'cross-site' })]) {
+        for (const r of [
+          await preflight(s, path, EVIL, 'POST'),
+          await s.raw('GET', path, undefined, { ...cookies, origin: EVIL, 'sec-fetch-site': 'cross-site' }),
+        ]) {
           expect(corsHeaders(r), path).to.deep.equal({ vary: 'Origin' });
         }
       }

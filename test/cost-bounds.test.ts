@@ -69,10 +69,17 @@ describe('COST-01/02: no request body makes the server work more than linearly o
   before(async () => {
     dir = tempDir();
     srv = await spawnServer({ dataDir: dir.path, env: { ...AUTH_ENV, DASHPLANE_LOG_LEVEL: 'info' } });
-    const tokens = await (await post('/api/auth/providers/native/login', JSON.stringify({ login: 'admin', password: 'admin-password' }), JSON_TYPE)).json();
+    const tokens = await (
+      await post('/api/auth/providers/native/login', JSON.stringify({ login: 'admin', password: 'admin-password' }), JSON_TYPE)
+    ).json();
     admin = { authorization: `Bearer ${tokens.access_token}` };
     await post('/api/v1/projects', JSON.stringify({ kind: 'Project', metadata: { name: 'p' }, spec: {} }), JSON_TYPE, admin);
-    const made = await post('/api/v1/projects/p/dashboards', JSON.stringify({ kind: 'Dashboard', metadata: { name: 'd' }, spec: {} }), JSON_TYPE, admin);
+    const made = await post(
+      '/api/v1/projects/p/dashboards',
+      JSON.stringify({ kind: 'Dashboard', metadata: { name: 'd' }, spec: {} }),
+      JSON_TYPE,
+      admin,
+    );
     expect(made.status).to.equal(200);
   });
   after(async () => {
@@ -102,13 +109,19 @@ describe('COST-01/02: no request body makes the server work more than linearly o
     })();
     const t = performance.now();
     const cpu = threadCpuMs(srv.child.pid!);
-    const r = await post(route.path, body.text, body.type, route.anonymous ? {} : admin, route.method).catch((e: Error) => ({ status: 0, text: async () => e.message }));
+    const r = await post(route.path, body.text, body.type, route.anonymous ? {} : admin, route.method).catch((e: Error) => ({
+      status: 0,
+      text: async () => e.message,
+    }));
     const text = await r.text();
     const ms = performance.now() - t;
     const mainCpu = threadCpuMs(srv.child.pid!) - cpu;
     probing = false;
     await probes;
-    outcomes.push([mainCpu, `      main thread ${String(mainCpu).padStart(4)} ms, probe ${String(Math.round(probe)).padStart(4)} ms, answer ${Math.round(ms)} ms: ${body.label} -> ${route.path}`]);
+    outcomes.push([
+      mainCpu,
+      `      main thread ${String(mainCpu).padStart(4)} ms, probe ${String(Math.round(probe)).padStart(4)} ms, answer ${Math.round(ms)} ms: ${body.label} -> ${route.path}`,
+    ]);
     return { status: r.status, ms, text, probe, mainCpu };
   }
 
@@ -143,7 +156,11 @@ describe('COST-01/02: no request body makes the server work more than linearly o
   }
   const VALIDATE: Route = { path: '/api/validate/dashboards', anonymous: true };
   const SIGN_UP: Route = { path: '/api/v1/users', anonymous: true };
-  const SIGNED_IN: Route[] = [{ path: '/api/v1/projects/p/dashboards' }, { path: '/api/v1/projects/p/dashboards/d', method: 'PUT' }, { path: '/api/v1/projects/p/dashboards?dryRun=true' }];
+  const SIGNED_IN: Route[] = [
+    { path: '/api/v1/projects/p/dashboards' },
+    { path: '/api/v1/projects/p/dashboards/d', method: 'PUT' },
+    { path: '/api/v1/projects/p/dashboards?dryRun=true' },
+  ];
 
   it('COST-01: bodies of every shape at the size limit, anonymous and signed in, JSON and YAML: answered (400 or 413 unless valid) in bounded time, the health probe answered meanwhile', async () => {
     const shapes = textShapes(LIMITS.limit - 1024);
@@ -201,16 +218,27 @@ describe('COST-01/02: no request body makes the server work more than linearly o
     const bodies: Body[] = [
       { label: 'a Grafana export flooded with copies', type: JSON_TYPE, text: flood(grafana, 'copies', LIMITS) },
       { label: 'a Grafana export flooded with 1s', type: JSON_TYPE, text: flood(grafana, 'scalars', LIMITS) },
-      ...STRETCHES.map(([name, stretch]) => ({ label: `a Grafana export with strings of ${name}`, type: JSON_TYPE, text: stretchStrings(grafana, stretch, LIMITS.limit) })),
+      ...STRETCHES.map(([name, stretch]) => ({
+        label: `a Grafana export with strings of ${name}`,
+        type: JSON_TYPE,
+        text: stretchStrings(grafana, stretch, LIMITS.limit),
+      })),
       {
         label: 'a Grafana dashboard of 20,000 panels of one title',
         type: JSON_TYPE,
-        text: JSON.stringify({ grafanaDashboard: { title: 't', panels: many(20_000, () => ({ type: 'timeseries', title: 'same', targets: [{ expr: 'up' }] })) } }),
+        text: JSON.stringify({
+          grafanaDashboard: { title: 't', panels: many(20_000, () => ({ type: 'timeseries', title: 'same', targets: [{ expr: 'up' }] })) },
+        }),
       },
       {
         label: 'a Grafana dashboard of 5,000 legacy rows of panels',
         type: JSON_TYPE,
-        text: JSON.stringify({ grafanaDashboard: { title: 't', rows: many(5_000, (i) => ({ title: `r${i}`, panels: [{ type: 'graph', title: 'g' }, { type: 'text' }] })) } }),
+        text: JSON.stringify({
+          grafanaDashboard: {
+            title: 't',
+            rows: many(5_000, (i) => ({ title: `r${i}`, panels: [{ type: 'graph', title: 'g' }, { type: 'text' }] })),
+          },
+        }),
       },
       {
         label: 'a Grafana dashboard of 10,000 variables',
@@ -218,7 +246,14 @@ describe('COST-01/02: no request body makes the server work more than linearly o
         text: JSON.stringify({
           grafanaDashboard: {
             title: 't',
-            templating: { list: many(10_000, (i) => ({ name: `v${i}`, type: i % 2 ? 'custom' : 'query', query: i % 2 ? 'a : 1, b : 2' : 'label_values(up, job)', regex: '/job="(.*)"/' })) },
+            templating: {
+              list: many(10_000, (i) => ({
+                name: `v${i}`,
+                type: i % 2 ? 'custom' : 'query',
+                query: i % 2 ? 'a : 1, b : 2' : 'label_values(up, job)',
+                regex: '/job="(.*)"/',
+              })),
+            },
           },
         }),
       },
@@ -241,12 +276,19 @@ describe('COST-01/02: no request body makes the server work more than linearly o
   const YAML_HEAD = 'kind: Dashboard\nmetadata:\n  name: linear\nspec:\n';
   const dashboard = (spec: unknown) => JSON.stringify({ kind: 'Dashboard', metadata: { name: 'linear' }, spec });
   const LINEAR: { label: string; route: Route; type: string; make: (n: number) => string; n: number }[] = [
-    { label: 'a YAML mapping of n keys', route: VALIDATE, type: YAML_TYPE, make: (n) => `${YAML_HEAD}  panels:\n${keyed(n, '{}')}`, n: 2500 },
+    {
+      label: 'a YAML mapping of n keys',
+      route: VALIDATE,
+      type: YAML_TYPE,
+      make: (n) => `${YAML_HEAD}  panels:\n${keyed(n, '{}')}`,
+      n: 2500,
+    },
     {
       label: 'n YAML anchors, each aliased',
       route: VALIDATE,
       type: YAML_TYPE,
-      make: (n) => `${YAML_HEAD}  a: [${Array.from({ length: n }, (_, i) => `&a${i} ${i}`).join(', ')}]\n  b: [${Array.from({ length: n }, (_, i) => `*a${i}`).join(', ')}]`,
+      make: (n) =>
+        `${YAML_HEAD}  a: [${Array.from({ length: n }, (_, i) => `&a${i} ${i}`).join(', ')}]\n  b: [${Array.from({ length: n }, (_, i) => `*a${i}`).join(', ')}]`,
       n: 5000,
     },
     {
@@ -256,7 +298,13 @@ describe('COST-01/02: no request body makes the server work more than linearly o
       make: (n) => dashboard({ panels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { kind: 'Panel', spec: {} }])) }),
       n: 2500,
     },
-    { label: 'n invalid variables', route: SIGNED_IN[2], type: JSON_TYPE, make: (n) => dashboard({ variables: Array(n).fill({ kind: 'ListVariable', spec: {} }) }), n: 10_000 },
+    {
+      label: 'n invalid variables',
+      route: SIGNED_IN[2],
+      type: JSON_TYPE,
+      make: (n) => dashboard({ variables: Array(n).fill({ kind: 'ListVariable', spec: {} }) }),
+      n: 10_000,
+    },
     {
       label: 'a variable name of n characters',
       route: VALIDATE,
@@ -268,7 +316,13 @@ describe('COST-01/02: no request body makes the server work more than linearly o
       label: 'a Grafana dashboard of n panels of one title',
       route: { path: '/api/migrate' },
       type: JSON_TYPE,
-      make: (n) => JSON.stringify({ grafanaDashboard: { title: 't', panels: Array.from({ length: n }, () => ({ type: 'timeseries', title: 'same', targets: [{ expr: 'up' }] })) } }),
+      make: (n) =>
+        JSON.stringify({
+          grafanaDashboard: {
+            title: 't',
+            panels: Array.from({ length: n }, () => ({ type: 'timeseries', title: 'same', targets: [{ expr: 'up' }] })),
+          },
+        }),
       n: 1000,
     },
   ];
@@ -279,7 +333,9 @@ describe('COST-01/02: no request body makes the server work more than linearly o
       const four = await fastest(c.route, { label: c.label, type: c.type, text: c.make(4 * c.n) });
       ratios.push(`      ${c.label}: ${Math.round(one)} ms for n = ${c.n}, ${Math.round(four)} ms for ${4 * c.n}`);
       // below 100 ms the round trip's noise is larger than the work: bounded, whatever the ratio
-      expect(four, `${c.label}: ${Math.round(one)} ms for n = ${c.n}, ${Math.round(four)} ms for ${4 * c.n}`).to.be.below(Math.max(8 * one, 100));
+      expect(four, `${c.label}: ${Math.round(one)} ms for n = ${c.n}, ${Math.round(four)} ms for ${4 * c.n}`).to.be.below(
+        Math.max(8 * one, 100),
+      );
     }
   });
 
@@ -303,7 +359,9 @@ describe('COST-01/02: no request body makes the server work more than linearly o
 
   it('COST-01 control: the largest dashboards of the corpus get the same answer in YAML (read in the worker) as in JSON', async function () {
     const corpus = skipWithoutCorpus(this, 'corpus');
-    const index = JSON.parse(readFileSync(join(corpus, 'INDEX.json'), 'utf8')) as { resources: { file: string; index: number; kind: string; wrapper?: string }[] };
+    const index = JSON.parse(readFileSync(join(corpus, 'INDEX.json'), 'utf8')) as {
+      resources: { file: string; index: number; kind: string; wrapper?: string }[];
+    };
     const largest = index.resources
       .filter((e) => e.kind === 'Dashboard' && e.wrapper === 'native')
       .map((e) => ({ ...e, size: statSync(join(corpus, e.file)).size }))
@@ -328,7 +386,10 @@ describe('COST-01/02: no request body makes the server work more than linearly o
   });
 
   it('COST-02 control: an invalid dashboard lists every problem it has; past 100, the first 100 and their count', async () => {
-    const bad = (n: number) => dashboard({ panels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { kind: 'Panel', spec: { display: { name: 1 } } }])) });
+    const bad = (n: number) =>
+      dashboard({
+        panels: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { kind: 'Panel', spec: { display: { name: 1 } } }])),
+      });
     const few = await (await post('/api/validate/dashboards', bad(3), JSON_TYPE)).json();
     expect(few.message).to.equal('invalid Dashboard: 6 problems, first: spec.panels.p0.spec.plugin: is required');
     expect(few.details).to.deep.equal(
@@ -338,7 +399,9 @@ describe('COST-01/02: no request body makes the server work more than linearly o
       ]),
     );
     const many = await (await post('/api/validate/dashboards', bad(75), JSON_TYPE)).json();
-    expect(many.message).to.equal('invalid Dashboard: 150 problems (the first 100 are listed), first: spec.panels.p0.spec.plugin: is required');
+    expect(many.message).to.equal(
+      'invalid Dashboard: 150 problems (the first 100 are listed), first: spec.panels.p0.spec.plugin: is required',
+    );
     expect(many.details).to.have.length(100);
   });
 });

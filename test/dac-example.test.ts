@@ -36,10 +36,22 @@ describe('examples/dac: a service overview as code, built, type-checked, validat
   it('the compiler refuses what the server would: an unknown field, a wrong enum value, a missing required field', () => {
     const dir = join(tmp.path, 'refused');
     sdkProject(dir);
-    writeFileSync(join(dir, 'fine.ts'), `import { statChart } from 'dashplane/sdk';\nexport const ok = statChart({ calculation: 'last' });\n`);
-    writeFileSync(join(dir, 'unknown.ts'), `import { timeSeriesChart } from 'dashplane/sdk';\nexport const p = timeSeriesChart({ bogus: 1 });\n`);
-    writeFileSync(join(dir, 'enum.ts'), `import { statChart } from 'dashplane/sdk';\nexport const p = statChart({ calculation: 'loudest' });\n`);
-    writeFileSync(join(dir, 'missing.ts'), `import { prometheusTimeSeriesQuery } from 'dashplane/sdk';\nexport const q = prometheusTimeSeriesQuery({ datasource: 'prom' });\n`);
+    writeFileSync(
+      join(dir, 'fine.ts'),
+      `import { statChart } from 'dashplane/sdk';\nexport const ok = statChart({ calculation: 'last' });\n`,
+    );
+    writeFileSync(
+      join(dir, 'unknown.ts'),
+      `import { timeSeriesChart } from 'dashplane/sdk';\nexport const p = timeSeriesChart({ bogus: 1 });\n`,
+    );
+    writeFileSync(
+      join(dir, 'enum.ts'),
+      `import { statChart } from 'dashplane/sdk';\nexport const p = statChart({ calculation: 'loudest' });\n`,
+    );
+    writeFileSync(
+      join(dir, 'missing.ts'),
+      `import { prometheusTimeSeriesQuery } from 'dashplane/sdk';\nexport const q = prometheusTimeSeriesQuery({ datasource: 'prom' });\n`,
+    );
     const errors = typeErrors(dir);
     expect([...errors.keys()].sort()).to.deep.equal(['enum.ts', 'missing.ts', 'unknown.ts']);
   });
@@ -48,7 +60,12 @@ describe('examples/dac: a service overview as code, built, type-checked, validat
     const built = await run(['build', '-f', EXAMPLE]);
     expect(built.code, show(built)).to.equal(0);
     const docs = built.stdout.split(/^---$/m).map((t) => parse(t));
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).to.deep.equal(['Project/shop', 'Datasource/prometheus', 'Dashboard/checkout-overview', 'Dashboard/catalog-overview']);
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).to.deep.equal([
+      'Project/shop',
+      'Datasource/prometheus',
+      'Dashboard/checkout-overview',
+      'Dashboard/catalog-overview',
+    ]);
     const checked = await run(['build', '-f', EXAMPLE, '--check', '--online']);
     expect(checked.code, show(checked)).to.equal(0);
     expect(checked.stdout).to.include('4 resource(s) checked by the server, 0 invalid');

@@ -27,12 +27,14 @@ const NOT_BUILT: Record<string, string> = {
     'metadata.name is empty: the server refuses it (names are 1 to 75 characters) and dashboard() does too',
 };
 const NOT_TYPED: Record<string, string> = {
-  'perses/internal/api/plugin/migrate/testdata/dashboards/basic_perses_dashboard.json#0': 'a BarChart spec with the unknown field "nested" (a Perses migration fixture; the server refuses it too)',
+  'perses/internal/api/plugin/migrate/testdata/dashboards/basic_perses_dashboard.json#0':
+    'a BarChart spec with the unknown field "nested" (a Perses migration fixture; the server refuses it too)',
   'perses/internal/api/plugin/migrate/testdata/dashboards/panel_with_links_perses_dashboard.json#0':
     'a BarChart spec with the unknown field "nested" (a Perses migration fixture; the server refuses it too)',
 };
 const GRAFANA_NOT_MIGRATED: Record<string, string> = {
-  'grafana12-v2-schema.json': 'a Grafana 12 v2-schema dashboard, which the migration refuses with a message (export the classic JSON model)',
+  'grafana12-v2-schema.json':
+    'a Grafana 12 v2-schema dashboard, which the migration refuses with a message (export the classic JSON model)',
 };
 
 /**
@@ -41,7 +43,12 @@ const GRAFANA_NOT_MIGRATED: Record<string, string> = {
  * generated code type-checks under `tsc --strict` against the published declarations, and the
  * server judges the built dashboard as it judges the input.
  */
-async function roundTrip(cases: Case[], dir: string, srv: TestServer, exceptions: { built: Record<string, string>; typed: Record<string, string> }): Promise<void> {
+async function roundTrip(
+  cases: Case[],
+  dir: string,
+  srv: TestServer,
+  exceptions: { built: Record<string, string>; typed: Record<string, string> },
+): Promise<void> {
   sdkProject(dir);
   for (const c of cases) writeFileSync(join(dir, c.file), moduleCode([c.input]));
   const failed: string[] = [];
@@ -60,7 +67,8 @@ async function roundTrip(cases: Case[], dir: string, srv: TestServer, exceptions
       continue;
     }
     equal++;
-    const verdict = async (d: Obj) => (await srv.api('POST', '/api/validate/dashboards', { ...d, metadata: { project: 'corpus', ...(d.metadata as Obj) } })).status;
+    const verdict = async (d: Obj) =>
+      (await srv.api('POST', '/api/validate/dashboards', { ...d, metadata: { project: 'corpus', ...(d.metadata as Obj) } })).status;
     const [a, b] = [await verdict(want), await verdict(built)];
     if (a !== b) failed.push(`${c.source}: the server answers ${a} for the input and ${b} for the built dashboard`);
   }
@@ -97,7 +105,8 @@ describe('dashctl generate then build gives back every dashboard of the corpora'
     const cases: Case[] = [];
     for (const f of files) {
       const { manifests } = await loadManifests([join(corpus, f)], { cwd: corpus, stdin: async () => '' });
-      for (const m of manifests.filter((x) => x.object.kind === 'Dashboard')) cases.push({ source: `${f}#${m.index}`, input: m.object, file: `perses_${cases.length}.ts` });
+      for (const m of manifests.filter((x) => x.object.kind === 'Dashboard'))
+        cases.push({ source: `${f}#${m.index}`, input: m.object, file: `perses_${cases.length}.ts` });
     }
     expect(cases.length).to.be.greaterThan(100);
     await roundTrip(cases, join(tmp.path, 'perses'), srv, { built: NOT_BUILT, typed: NOT_TYPED });

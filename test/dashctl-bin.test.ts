@@ -53,7 +53,10 @@ describe('the dashctl bin (child processes)', function () {
   });
 
   it('reads stdin from a pipe, and a large output reaches the pipe whole before the process exits', async () => {
-    const folders = Array.from({ length: 400 }, (_, i) => `kind: Folder\nmetadata: {name: piped-${i}, project: bin}\nspec: {display: {name: "${'x'.repeat(200)}"}}\n`).join('---\n');
+    const folders = Array.from(
+      { length: 400 },
+      (_, i) => `kind: Folder\nmetadata: {name: piped-${i}, project: bin}\nspec: {display: {name: "${'x'.repeat(200)}"}}\n`,
+    ).join('---\n');
     const applied = await run(['apply', '-f', '-', '-q'], folders);
     expect(applied.code, show(applied)).to.equal(0);
     expect(applied.stdout).to.include('created 400,');
@@ -83,7 +86,10 @@ describe('the dashctl bin (child processes)', function () {
   const onTerminal = (args: string[], env: Record<string, string> = {}, dialog?: { prompt: string; answer: string }) =>
     new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const command = [process.execPath, DASHCTL_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-      const child = spawn('script', ['-qefc', command, '/dev/null'], { env: { ...process.env, DASHCTL_CONFIG: cfg, TERM: 'xterm', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qefc', command, '/dev/null'], {
+        env: { ...process.env, DASHCTL_CONFIG: cfg, TERM: 'xterm', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let output = '';
       let answered = false;
       child.stdout.on('data', (b: Buffer) => {
@@ -109,7 +115,11 @@ describe('the dashctl bin (child processes)', function () {
 
   it('on a terminal: deleting a project asks first, and a yes deletes it', async () => {
     await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'asked' }, spec: {} });
-    const r = await onTerminal(['delete', 'project', 'asked'], {}, { prompt: 'Delete project asked and everything in it? [y/N]', answer: 'y\n' });
+    const r = await onTerminal(
+      ['delete', 'project', 'asked'],
+      {},
+      { prompt: 'Delete project asked and everything in it? [y/N]', answer: 'y\n' },
+    );
     expect(r.code, r.output).to.equal(0);
     expect(r.output).to.include('Project asked deleted');
     expect((await srv.api('GET', '/api/v1/projects/asked')).status).to.equal(404);

@@ -38,7 +38,8 @@ describe('dashctl build: dashboards as TypeScript', function () {
   this.timeout(120_000);
   let tmp: ReturnType<typeof tempDir>;
   let srv: TestServer;
-  const run = (args: string[], cwd?: string, env: Record<string, string> = {}): Promise<Run> => dashctl(join(tmp.path, 'config.json'), args, { cwd, env: { DASHCTL_URL: srv?.url ?? '', ...env } });
+  const run = (args: string[], cwd?: string, env: Record<string, string> = {}): Promise<Run> =>
+    dashctl(join(tmp.path, 'config.json'), args, { cwd, env: { DASHCTL_URL: srv?.url ?? '', ...env } });
 
   before(async () => {
     tmp = tempDir('dashctl-build-');
@@ -65,7 +66,12 @@ describe('dashctl build: dashboards as TypeScript', function () {
     ]);
     expect(d.spec.panels.cpu_usage.spec.queries[0]).to.deep.equal({
       kind: 'TimeSeriesQuery',
-      spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'rate(cpu[5m])', datasource: { kind: 'PrometheusDatasource', name: 'prom' } } } },
+      spec: {
+        plugin: {
+          kind: 'PrometheusTimeSeriesQuery',
+          spec: { query: 'rate(cpu[5m])', datasource: { kind: 'PrometheusDatasource', name: 'prom' } },
+        },
+      },
     });
     const json = await run(['build', '-f', 'overview.ts', '-o', 'json'], dir);
     expect(JSON.parse(json.stdout)).to.deep.equal(d);
@@ -172,7 +178,9 @@ export default dashboard({
     expect(live.status).to.equal(200);
     expect(Object.keys(live.body.spec.panels)).to.deep.equal(['cpu_usage', 'memory', 'disk', 'notes']);
     expect((await run(['diff', '-f', '.'], dir)).code).to.equal(0);
-    write(dir, { 'overview.ts': OVERVIEW.replace("name: 'overview',", "name: 'overview',\n  project: 'gitops',").replace("'Memory'", "'Memory used'") });
+    write(dir, {
+      'overview.ts': OVERVIEW.replace("name: 'overview',", "name: 'overview',\n  project: 'gitops',").replace("'Memory'", "'Memory used'"),
+    });
     const diff = await run(['diff', '-f', '.'], dir);
     expect(diff.code, show(diff)).to.equal(1);
     expect(diff.stdout)

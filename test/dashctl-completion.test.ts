@@ -29,18 +29,27 @@ describe('dashctl completion (bash, zsh, fish)', function () {
   let stuck: Server;
   const held: Socket[] = [];
   /** How each shell loads its script: as the docs say, or from the file `dashctl completion SHELL` wrote (`before`). */
-  const documented = { bash: 'source <(dashctl completion bash)', zsh: 'source <(dashctl completion zsh)', fish: 'dashctl completion fish | source' };
+  const documented = {
+    bash: 'source <(dashctl completion bash)',
+    zsh: 'source <(dashctl completion zsh)',
+    fish: 'dashctl completion fish | source',
+  };
   const load = { ...documented };
 
   before(async () => {
     srv = await startTestServer();
-    for (const p of ['demo', 'team-b']) expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
+    for (const p of ['demo', 'team-b'])
+      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
     for (const [p, d] of [
       ['demo', 'cpu'],
       ['demo', 'memory'],
       ['team-b', 'disk'],
     ]) {
-      const r = await srv.api('POST', `/api/v1/projects/${p}/dashboards`, { kind: 'Dashboard', metadata: { name: d }, spec: { duration: '1h', panels: {}, layouts: [] } });
+      const r = await srv.api('POST', `/api/v1/projects/${p}/dashboards`, {
+        kind: 'Dashboard',
+        metadata: { name: d },
+        spec: { duration: '1h', panels: {}, layouts: [] },
+      });
       expect(r.status, r.text).to.equal(200);
     }
     stuck = createServer((s) => void held.push(s));
@@ -49,7 +58,10 @@ describe('dashctl completion (bash, zsh, fish)', function () {
     const bin = join(tmp.path, 'bin');
     mkdirSync(bin);
     // each run of dashctl the shells make leaves a line in the file `runs` counts
-    writeFileSync(join(bin, 'dashctl'), `#!/bin/sh\necho "$*" >> ${JSON.stringify(join(tmp.path, 'runs'))}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(DASHCTL_BIN)} "$@"\n`);
+    writeFileSync(
+      join(bin, 'dashctl'),
+      `#!/bin/sh\necho "$*" >> ${JSON.stringify(join(tmp.path, 'runs'))}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(DASHCTL_BIN)} "$@"\n`,
+    );
     chmodSync(join(bin, 'dashctl'), 0o755);
     const cfg = join(tmp.path, 'config.json');
     env = { ...(process.env as Record<string, string>), PATH: `${bin}:${process.env.PATH}`, DASHCTL_CONFIG: cfg };
@@ -93,7 +105,11 @@ describe('dashctl completion (bash, zsh, fish)', function () {
       });
     });
   const bash = (line: string, e = env, how = load.bash) =>
-    shell('bash', `${how}; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _dashctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`, e);
+    shell(
+      'bash',
+      `${how}; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _dashctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      e,
+    );
 
   it('bash: subcommands, kind names, option choices, context names (with ":"), files otherwise', async () => {
     const complete = (line: string) => bash(line);
@@ -126,7 +142,10 @@ describe('dashctl completion (bash, zsh, fish)', function () {
     expect(await ask('dashctl describe dash -p team-b d')).to.deep.equal(['disk']);
     expect(await ask('dashctl history dash m')).to.deep.equal(['memory']);
     expect(await ask('dashctl project t')).to.deep.equal(['team-b']);
-    expect(await ask('dashctl --context nowhere get dashboards -p '), 'another context: its server (nothing listening) offers nothing').to.deep.equal([]);
+    expect(
+      await ask('dashctl --context nowhere get dashboards -p '),
+      'another context: its server (nothing listening) offers nothing',
+    ).to.deep.equal([]);
   });
 
   it('a server that does not answer costs a TAB at most the completion timeout (2 s), then nothing is offered', async () => {

@@ -23,7 +23,9 @@ describe('dashctl contexts and login (end to end, authentication on)', function 
     tmp = tempDir('dashctl-contexts-');
     cfg = join(tmp.path, 'config.json');
     const admin = await login(srv, 'admin', 'admin-password');
-    expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team' }, spec: {} }, bearer(admin))).status).to.equal(200);
+    expect(
+      (await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team' }, spec: {} }, bearer(admin))).status,
+    ).to.equal(200);
   });
   after(async () => {
     await srv?.stop();
@@ -34,7 +36,9 @@ describe('dashctl contexts and login (end to end, authentication on)', function 
     const noTty = await run(['login', srv.url, '-u', 'admin', '-p', 'admin-password']);
     expect(noTty.code, show(noTty)).to.equal(1);
     expect(noTty.stderr).to.include('--password-stdin').and.include('-p is --project');
-    const mistaken = await run(['login', srv.url, '-u', 'admin', '--password-stdin', '-p', 'admin-password'], { input: 'admin-password\n' });
+    const mistaken = await run(['login', srv.url, '-u', 'admin', '--password-stdin', '-p', 'admin-password'], {
+      input: 'admin-password\n',
+    });
     expect(mistaken.code, show(mistaken)).to.equal(1);
     expect(mistaken.stderr).to.include('project "admin-password" does not exist').and.include('nothing was saved');
     expect(() => readFileSync(cfg)).to.throw();
@@ -101,6 +105,9 @@ describe('dashctl contexts and login (end to end, authentication on)', function 
     expect(who.stdout, show(who)).to.equal('admin\n');
     expect((await dashctl(old, ['config', 'current-context'])).stdout).to.equal('default\n');
     expect((await dashctl(old, ['project', 'team'])).code).to.equal(0);
-    expect(JSON.parse(readFileSync(old, 'utf8'))).to.deep.equal({ currentContext: 'default', contexts: { default: { url: srv.url, project: 'team', accessToken: token } } });
+    expect(JSON.parse(readFileSync(old, 'utf8'))).to.deep.equal({
+      currentContext: 'default',
+      contexts: { default: { url: srv.url, project: 'team', accessToken: token } },
+    });
   });
 });

@@ -41,7 +41,8 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
       'globalrolebindings',
       'users',
     ]) {
-      for (const o of (await srv.api('GET', `/api/v1/${plural}`)).body) out[`${plural}/${o.metadata.project ?? ''}/${o.metadata.name}`] = o.metadata.version;
+      for (const o of (await srv.api('GET', `/api/v1/${plural}`)).body)
+        out[`${plural}/${o.metadata.project ?? ''}/${o.metadata.name}`] = o.metadata.version;
     }
     return out;
   };
@@ -70,10 +71,17 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     const again = await run(['apply', '-f', dir]);
     expect(again.code, show(again)).to.equal(0);
     expect(summary(again), show(again)).to.deep.equal({ created: 0, configured: 0, unchanged: 19, pruned: 0, failed: 0 });
-    expect(again.stdout).to.include('Secret demo/prometheus-basic-auth unchanged').and.include('User alice unchanged').and.include('GlobalSecret prometheus-global-auth unchanged');
+    expect(again.stdout)
+      .to.include('Secret demo/prometheus-basic-auth unchanged')
+      .and.include('User alice unchanged')
+      .and.include('GlobalSecret prometheus-global-auth unchanged');
     expect(await versions()).to.deep.equal(before);
     // what dashctl wrote is recorded as dashctl's
-    expect((await srv.api('GET', `${SECRET}/managers`)).body[0]).to.deep.include({ version: 0, manager: 'dashctl', updatedBy: 'anonymous' });
+    expect((await srv.api('GET', `${SECRET}/managers`)).body[0]).to.deep.include({
+      version: 0,
+      manager: 'dashctl',
+      updatedBy: 'anonymous',
+    });
   });
 
   it('a changed secret value is a change: diff says so without showing it, apply writes it', async () => {
@@ -96,7 +104,12 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
 
   it('an edit by another manager since the last apply: diff marks it, apply refuses it (exit 1, naming who and when) and, all or nothing, writes nothing else; --force-conflicts overwrites it', async () => {
     const live = (await srv.api('GET', DASHBOARD)).body;
-    const edited = await srv.api('PUT', DASHBOARD, { ...live, spec: { ...live.spec, display: { name: 'Edited in the UI' } } }, { 'x-dashplane-manager': 'web-ui' });
+    const edited = await srv.api(
+      'PUT',
+      DASHBOARD,
+      { ...live, spec: { ...live.spec, display: { name: 'Edited in the UI' } } },
+      { 'x-dashplane-manager': 'web-ui' },
+    );
     expect(edited.status, edited.text).to.equal(200);
     const at = edited.body.metadata.updatedAt;
     const who = `changed by anonymous through web-ui at ${at} (version 1) since dashctl applied version 0`;
@@ -118,7 +131,9 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     expect(summary(forced), show(forced)).to.deep.include({ configured: 1, unchanged: 18, failed: 0 });
     const now = (await srv.api('GET', DASHBOARD)).body;
     expect(now.spec.display.name).to.equal('Node overview');
-    expect((await srv.api('GET', `${DASHBOARD}/versions`)).body.map((v: { version: number; manager: string }) => [v.version, v.manager])).to.deep.equal([
+    expect(
+      (await srv.api('GET', `${DASHBOARD}/versions`)).body.map((v: { version: number; manager: string }) => [v.version, v.manager]),
+    ).to.deep.equal([
       [1, 'web-ui'],
       [0, 'dashctl'],
     ]);
@@ -129,13 +144,25 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
 
   it('an object dashctl never applied is taken over without a conflict', async () => {
     const folder = '/api/v1/projects/demo/folders';
-    const made = await srv.api('POST', folder, { kind: 'Folder', metadata: { name: 'made-in-ui' }, spec: { display: { name: 'UI' }, items: [] } }, { 'x-dashplane-manager': 'web-ui' });
+    const made = await srv.api(
+      'POST',
+      folder,
+      { kind: 'Folder', metadata: { name: 'made-in-ui' }, spec: { display: { name: 'UI' }, items: [] } },
+      { 'x-dashplane-manager': 'web-ui' },
+    );
     expect(made.status, made.text).to.equal(200);
-    const manifest = JSON.stringify({ kind: 'Folder', metadata: { name: 'made-in-ui', project: 'demo' }, spec: { display: { name: 'From Git' }, items: [] } });
+    const manifest = JSON.stringify({
+      kind: 'Folder',
+      metadata: { name: 'made-in-ui', project: 'demo' },
+      spec: { display: { name: 'From Git' }, items: [] },
+    });
     const r = await dashctl(join(tmp.path, 'config.json'), ['apply', '-f', '-'], { input: manifest });
     expect(r.code, show(r)).to.equal(0);
     expect(summary(r)).to.deep.include({ configured: 1 });
-    expect((await srv.api('GET', `${folder}/made-in-ui/managers`)).body.map((m: { manager: string }) => m.manager)).to.deep.equal(['dashctl', 'web-ui']);
+    expect((await srv.api('GET', `${folder}/made-in-ui/managers`)).body.map((m: { manager: string }) => m.manager)).to.deep.equal([
+      'dashctl',
+      'web-ui',
+    ]);
   });
 
   it('GRANT-01: one apply creates the users and service accounts before the bindings and groups naming them (listed first); a grant naming a principal found nowhere stops the plan', async () => {
@@ -145,7 +172,10 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
       'kind: Group\nmetadata: {name: zoe-team}\nspec: {members: [zoe]}',
       'kind: GlobalRoleBinding\nmetadata: {name: zoe-everywhere}\nspec: {role: viewer-everywhere, subjects: [{kind: User, name: zoe}]}',
     ];
-    const principals = ['kind: User\nmetadata: {name: zoe}\nspec: {nativeProvider: {password: zoe-password}}', 'kind: ServiceAccount\nmetadata: {name: deployer, project: demo}\nspec: {}'];
+    const principals = [
+      'kind: User\nmetadata: {name: zoe}\nspec: {nativeProvider: {password: zoe-password}}',
+      'kind: ServiceAccount\nmetadata: {name: deployer, project: demo}\nspec: {}',
+    ];
     const diff = await dashctl(config, ['diff', '-f', '-'], { input: [...grants, ...principals].join('\n---\n') });
     expect(diff.code, `diff plans them all: ${show(diff)}`).to.equal(1);
     const r = await dashctl(config, ['apply', '-f', '-'], { input: [...grants, ...principals].join('\n---\n') });
@@ -153,7 +183,8 @@ describe('dashctl GitOps: no-op re-applies, field managers, conflicts', function
     expect(summary(r)).to.deep.include({ created: 5, failed: 0 });
     expect((await srv.api('GET', '/api/v1/groups/zoe-team')).body.spec.members).to.deep.equal(['zoe']);
 
-    const stray = 'kind: RoleBinding\nmetadata: {name: strays, project: demo}\nspec:\n  role: dashboard-editor\n  subjects: [{kind: User, name: zoe}, {kind: User, name: nobody-here}]';
+    const stray =
+      'kind: RoleBinding\nmetadata: {name: strays, project: demo}\nspec:\n  role: dashboard-editor\n  subjects: [{kind: User, name: zoe}, {kind: User, name: nobody-here}]';
     const refused = await dashctl(config, ['apply', '-f', '-'], { input: stray });
     expect(refused.code, show(refused)).to.equal(1);
     expect(refused.stderr).to.include('spec.subjects[1].name: User "nobody-here" does not exist');

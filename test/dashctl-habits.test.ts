@@ -34,7 +34,12 @@ describe('dashctl kubectl habits (end to end)', function () {
     cfg = join(tmp.path, 'config.json');
     expect((await run(['login', srv.url])).code).to.equal(0);
     for (const p of ['team-a', 'team-x']) await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
-    for (const d of [dashboard('cpu', 'team-a', 'CPU'), dashboard('cpu2', 'team-a'), dashboard('one', 'team-x'), dashboard('two', 'team-x')]) {
+    for (const d of [
+      dashboard('cpu', 'team-a', 'CPU'),
+      dashboard('cpu2', 'team-a'),
+      dashboard('one', 'team-x'),
+      dashboard('two', 'team-x'),
+    ]) {
       expect((await srv.api('POST', `/api/v1/projects/${d.metadata.project}/dashboards`, d)).status).to.equal(200);
     }
     await srv.api('POST', '/api/v1/projects/team-x/folders', { kind: 'Folder', metadata: { name: 'f' }, spec: {} });
@@ -75,7 +80,12 @@ describe('dashctl kubectl habits (end to end)', function () {
   it('-o name prints kind/project/name (kind/name for global kinds), also with -A', async () => {
     expect((await run(['get', 'dash', 'cpu', '-p', 'team-a', '-o', 'name'])).stdout).to.equal('dashboard/team-a/cpu\n');
     const all = await run(['get', 'dashboards', '-A', '-o', 'name']);
-    expect(all.stdout.split('\n').filter(Boolean)).to.deep.equal(['dashboard/team-a/cpu', 'dashboard/team-a/cpu2', 'dashboard/team-x/one', 'dashboard/team-x/two']);
+    expect(all.stdout.split('\n').filter(Boolean)).to.deep.equal([
+      'dashboard/team-a/cpu',
+      'dashboard/team-a/cpu2',
+      'dashboard/team-x/one',
+      'dashboard/team-x/two',
+    ]);
     expect((await run(['get', 'gds', '-o', 'name'])).stdout).to.equal('globaldatasource/prom\n');
   });
 
@@ -118,7 +128,9 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(down.code).to.equal(1);
     expect(down.stdout).to.include(`Client Version: ${VERSION}`);
     expect(down.stderr).to.include('cannot reach http://127.0.0.1:9');
-    const server = spawnSync(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--version'], { encoding: 'utf8' });
+    const server = spawnSync(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), '--version'], {
+      encoding: 'utf8',
+    });
     expect(server.status, server.stderr).to.equal(0);
     expect(server.stdout.trim()).to.equal(VERSION);
   });
@@ -130,12 +142,18 @@ describe('dashctl kubectl habits (end to end)', function () {
       [['get', 'dash', '--all-namespaces'], "unknown option '--all-namespaces'; did you mean -A / --all-projects (every project)?"],
       [['get', 'dash', '-n', 'team-a'], "unknown option '-n'; did you mean -p / --project <name>"],
       [['apply', '-d', 'dir'], "unknown option '-d'; did you mean -f / --filename <path> (a directory is read recursively)?"],
-      [['apply', '--force', '-f', 'dir'], "unknown option '--force'; did you mean --force-conflicts (overwrite objects another field manager changed since dashctl applied them) or --force-project"],
+      [
+        ['apply', '--force', '-f', 'dir'],
+        "unknown option '--force'; did you mean --force-conflicts (overwrite objects another field manager changed since dashctl applied them) or --force-project",
+      ],
       [
         ['apply', '-f', 'dir', '--prune', '--prune-allowlist=core/v1/ConfigMap'],
         "unknown option '--prune-allowlist=core/v1/ConfigMap'; did you mean --prune-kind <kind> (prune only objects of this kind; repeatable)?",
       ],
-      [['apply', '-f', 'dir', '--prune', '-l', 'gitops'], "unknown option '-l'; did you mean --prune-tag <tag> (objects are selected for pruning by one tag)?"],
+      [
+        ['apply', '-f', 'dir', '--prune', '-l', 'gitops'],
+        "unknown option '-l'; did you mean --prune-tag <tag> (objects are selected for pruning by one tag)?",
+      ],
     ];
     for (const [args, hint] of cases) {
       const r = await run(args);
@@ -191,7 +209,9 @@ describe('dashctl kubectl habits (end to end)', function () {
 
     it('applies the edited YAML ($EDITOR, else $VISUAL) and says so', async () => {
       const before = await version();
-      const r = await run(['edit', 'dash', 'cpu', '-p', 'team-a'], { env: { EDITOR: '', VISUAL: editor('rename', "text = text.replace('name: CPU', 'name: CPU usage');") } });
+      const r = await run(['edit', 'dash', 'cpu', '-p', 'team-a'], {
+        env: { EDITOR: '', VISUAL: editor('rename', "text = text.replace('name: CPU', 'name: CPU usage');") },
+      });
       expect(r.code, show(r)).to.equal(0);
       expect(r.stdout).to.equal('Dashboard team-a/cpu edited\n');
       const after = await live('/api/v1/projects/team-a/dashboards/cpu');
@@ -210,7 +230,10 @@ describe('dashctl kubectl habits (end to end)', function () {
     });
 
     it("a rejected edit reopens with the server's errors as # comments at the top; the fixed edit is saved", async () => {
-      const cmd = editor('fix', "if (text.startsWith('# The edit could not be saved')) text = text.replace('duration: 5x', 'duration: 2h'); else text = text.replace('duration: 1h', 'duration: 5x');");
+      const cmd = editor(
+        'fix',
+        "if (text.startsWith('# The edit could not be saved')) text = text.replace('duration: 5x', 'duration: 2h'); else text = text.replace('duration: 1h', 'duration: 5x');",
+      );
       const r = await run(['edit', 'dash', 'cpu', '-p', 'team-a'], { env: { EDITOR: cmd } });
       expect(r.code, show(r)).to.equal(0);
       expect(r.stdout).to.include('edited');
@@ -268,7 +291,9 @@ describe('dashctl kubectl habits (end to end)', function () {
       ['old', ['legacy']],
     ] as const) {
       const d = dashboard(name, 'team-l', name.toUpperCase());
-      expect((await srv.api('POST', '/api/v1/projects/team-l/dashboards', { ...d, metadata: { ...d.metadata, tags } })).status).to.equal(200);
+      expect((await srv.api('POST', '/api/v1/projects/team-l/dashboards', { ...d, metadata: { ...d.metadata, tags } })).status).to.equal(
+        200,
+      );
     }
     const wide = await run(['get', 'dash', '-p', 'team-l', '-o', 'wide']);
     expect(wide.code, show(wide)).to.equal(0);
@@ -278,8 +303,18 @@ describe('dashctl kubectl habits (end to end)', function () {
     expect(names.stdout, show(names)).to.equal('disk\nnet\nold\n');
     const one = await run(['get', 'dash', 'net', '-p', 'team-l', '-o=jsonpath={.metadata.tags[1]}']);
     expect(one.stdout, 'one object named: the object itself').to.equal('team=net');
-    const columns = await run(['get', 'dash', '-A', '-l', 'gitops', '-o', 'custom-columns=PROJECT:.metadata.project,NAME:.metadata.name,TAGS:.metadata.tags,NOPE:.spec.nope']);
-    expect(columns.stdout, show(columns)).to.match(/^PROJECT\s+NAME\s+TAGS\s+NOPE\nteam-l\s+disk\s+gitops\s+<none>\nteam-l\s+net\s+gitops,team=net\s+<none>\n$/);
+    const columns = await run([
+      'get',
+      'dash',
+      '-A',
+      '-l',
+      'gitops',
+      '-o',
+      'custom-columns=PROJECT:.metadata.project,NAME:.metadata.name,TAGS:.metadata.tags,NOPE:.spec.nope',
+    ]);
+    expect(columns.stdout, show(columns)).to.match(
+      /^PROJECT\s+NAME\s+TAGS\s+NOPE\nteam-l\s+disk\s+gitops\s+<none>\nteam-l\s+net\s+gitops,team=net\s+<none>\n$/,
+    );
     const selected = await run(['get', 'dash', '-p', 'team-l', '--selector', 'gitops,!team=net', '-o', 'name']);
     expect(selected.stdout, show(selected)).to.equal('dashboard/team-l/disk\n');
     const none = await run(['get', 'dash', '-p', 'team-l', '-l', 'nothing-has-it']);

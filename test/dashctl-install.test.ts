@@ -60,7 +60,10 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
     const bin = (name: string) => join(prefix, 'bin', name);
     expect(spawnSync(bin('dashctl'), ['--version'], { encoding: 'utf8' }).stdout.trim()).to.equal(VERSION);
     expect(spawnSync(bin('dashplane'), ['--version'], { encoding: 'utf8' }).stdout.trim()).to.equal(VERSION);
-    const server = spawn(bin('dashplane'), ['--listen', '127.0.0.1:0'], { env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(tmp.path, 'data') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(bin('dashplane'), ['--listen', '127.0.0.1:0'], {
+      env: { ...process.env, DASHPLANE_DATABASE_LEVEL_PATH: join(tmp.path, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     server.stdout.on('data', (b: Buffer) => (log += b.toString()));
     server.stderr.on('data', (b: Buffer) => (log += b.toString()));
@@ -88,15 +91,26 @@ describe('npm pack + npm install -g of the tarball puts dashctl and dashplane on
       `import { dashboard, panelGroup, panel, markdown } from 'dashplane/sdk';\nexport default dashboard({ name: 'b', groups: [panelGroup({ panels: [panel({ title: 'Hi', plugin: markdown({ text: 'x' }) })] })] });\n`,
     );
     expect([...typeErrors(project).values()].flat()).to.deep.equal([]);
-    const imported = spawnSync(process.execPath, ['--input-type=module', '-e', "const s = await import('dashplane/sdk'); console.log(import.meta.resolve('dashplane/sdk'), typeof s.dashboard)"], {
-      cwd: project,
-      encoding: 'utf8',
-    });
+    const imported = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const s = await import('dashplane/sdk'); console.log(import.meta.resolve('dashplane/sdk'), typeof s.dashboard)",
+      ],
+      {
+        cwd: project,
+        encoding: 'utf8',
+      },
+    );
     expect(imported.stdout.trim(), imported.stderr).to.match(/\/node_modules\/dashplane\/dist\/sdk\/index\.js function$/);
     const empty = join(tmp.path, 'empty');
     mkdirSync(empty);
     writeFileSync(join(empty, 'board.ts'), readFileSync(join(project, 'board.ts')));
-    const built = spawnSync(join(tmp.path, 'prefix', 'bin', 'dashctl'), ['build', '-f', 'board.ts', '-o', 'json'], { cwd: empty, encoding: 'utf8' });
+    const built = spawnSync(join(tmp.path, 'prefix', 'bin', 'dashctl'), ['build', '-f', 'board.ts', '-o', 'json'], {
+      cwd: empty,
+      encoding: 'utf8',
+    });
     expect(built.status, built.stderr).to.equal(0);
     expect(JSON.parse(built.stdout).spec.panels.hi.spec.plugin).to.deep.equal({ kind: 'Markdown', spec: { text: 'x' } });
   });

@@ -36,11 +36,18 @@ describe('dashctl migrate', function () {
     const dashboard = parse(r.stdout);
     expect(dashboard.kind).to.equal('Dashboard');
     expect(dashboard.metadata.name).to.equal('svc-overview');
-    expect(r.stdout, 'nothing the server fills in, in YAML meant for Git').not.to.match(/createdAt|updatedAt|version:|0001-01-01|project: ""/);
+    expect(r.stdout, 'nothing the server fills in, in YAML meant for Git').not.to.match(
+      /createdAt|updatedAt|version:|0001-01-01|project: ""/,
+    );
     expect(Object.keys(dashboard.metadata)).to.deep.equal(['name', 'tags']);
-    expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom' });
+    expect(dashboard.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'prom',
+    });
     expect(r.stderr).to.include(`# ${exportFile} -> Dashboard svc-overview`);
-    expect(r.stderr.trim().split('\n').pop()).to.equal('2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings; the web UI draws 2 of 2 panels');
+    expect(r.stderr.trim().split('\n').pop()).to.equal(
+      '2 panels (2 mapped); 1 variables (1 mapped); 2 queries (2 mapped); 0 other settings; the web UI draws 2 of 2 panels',
+    );
   });
 
   it('says which panels the web UI does not draw and why, the same locally and with --online', async () => {
@@ -82,7 +89,9 @@ describe('dashctl migrate', function () {
     const example = fileURLToPath(new URL('../../examples/grafana/node-overview.json', import.meta.url));
     const local = await dashctl(config, ['migrate', '-f', example]);
     expect(local.code, show(local)).to.equal(0);
-    expect(local.stderr.trim().split('\n').pop()).to.equal('3 panels (3 mapped); 1 variables (1 mapped); 3 queries (3 mapped); 0 other settings; the web UI draws 3 of 3 panels');
+    expect(local.stderr.trim().split('\n').pop()).to.equal(
+      '3 panels (3 mapped); 1 variables (1 mapped); 3 queries (3 mapped); 0 other settings; the web UI draws 3 of 3 panels',
+    );
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'examples' }, spec: {} });
     const applied = await dashctl(config, ['migrate', '-f', example, '-p', 'examples', '--apply'], withServer());
     expect(applied.code, show(applied)).to.equal(0);
@@ -95,7 +104,9 @@ describe('dashctl migrate', function () {
     const folder = await dashctl(config, ['migrate', '-f', join(dir.path, 'folder')]);
     expect(folder.code, show(folder)).to.equal(0);
     expect(parseAllDocuments(folder.stdout).map((d) => d.toJS().metadata.name)).to.deep.equal(['a', 'b']);
-    const stdin = await dashctl(config, ['migrate', '-f', '-', '-o', 'json', '--verbose'], { input: JSON.stringify({ dashboard: GRAFANA_EXPORT }) });
+    const stdin = await dashctl(config, ['migrate', '-f', '-', '-o', 'json', '--verbose'], {
+      input: JSON.stringify({ dashboard: GRAFANA_EXPORT }),
+    });
     expect(stdin.code, show(stdin)).to.equal(0);
     expect(JSON.parse(stdin.stdout).spec.display.name).to.equal('Service overview');
     expect(stdin.stderr).to.match(/mapped +panel stat "Targets up" -> StatChart at spec\.panels\.0_0/);
@@ -104,7 +115,9 @@ describe('dashctl migrate', function () {
   it('says which file is not a Grafana dashboard, migrates the others, and exits 1', async () => {
     const r = await dashctl(config, ['migrate', '-f', join(dir.path, 'not-grafana.json'), '-f', exportFile]);
     expect(r.code, show(r)).to.equal(1);
-    expect(r.stderr).to.include(`error: ${join(dir.path, 'not-grafana.json')}: the file is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating"`);
+    expect(r.stderr).to.include(
+      `error: ${join(dir.path, 'not-grafana.json')}: the file is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating"`,
+    );
     expect(parse(r.stdout).metadata.name).to.equal('svc-overview');
     const bad = await dashctl(config, ['migrate', '-f', exportFile, '--input', 'DS_PROMETHEUS']);
     expect(bad.stderr).to.include('--input "DS_PROMETHEUS": write KEY=VALUE, e.g. --input DS_PROMETHEUS=prometheus');
@@ -146,9 +159,19 @@ describe('dashctl migrate', function () {
       spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
     });
     const named = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json'], withServer());
-    expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
-    const input = await dashctl(config, ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json', '--input', 'DS_PROMETHEUS=thanos'], withServer());
-    expect(JSON.parse(input.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(input)).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+    expect(JSON.parse(named.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(named)).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'main',
+    });
+    const input = await dashctl(
+      config,
+      ['migrate', '-f', exportFile, '-p', 'ops', '-o', 'json', '--input', 'DS_PROMETHEUS=thanos'],
+      withServer(),
+    );
+    expect(JSON.parse(input.stdout).spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, show(input)).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'thanos',
+    });
     expect(input.stderr).not.to.include('"main"');
     const names = (await s.api('GET', '/api/v1/projects/ops/dashboards')).body.map((d: any) => d.metadata.name);
     expect(names).to.deep.equal(['svc-overview', 'svc-overview-2']);

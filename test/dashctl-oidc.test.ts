@@ -15,11 +15,15 @@ describe('dashctl login through an OIDC provider', function () {
   const cfg = join(dir.path, 'config.json');
 
   before(async () => {
-    idp = await startOidcProvider({ accounts: [{ sub: 'u-dana', preferred_username: 'dana', email: 'dana@corp.example', email_verified: true }] });
+    idp = await startOidcProvider({
+      accounts: [{ sub: 'u-dana', preferred_username: 'dana', email: 'dana@corp.example', email_verified: true }],
+    });
     s = await startTestServer({
       env: {
         ...AUTH_ENV,
-        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([{ slug_id: 'corp', name: 'Corp', client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer }]),
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+          { slug_id: 'corp', name: 'Corp', client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer },
+        ]),
       },
     });
   });

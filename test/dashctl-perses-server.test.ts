@@ -56,7 +56,8 @@ const SECRET = '/api/v1/projects/demo/secrets/db';
 
 const dashboard = (name: string, title: string, project = 'demo') =>
   `kind: Dashboard\nmetadata: {name: ${name}, project: ${project}}\nspec: {display: {name: ${title}}, duration: 1h, panels: {}, layouts: []}\n`;
-const secret = (password: string) => `kind: Secret\nmetadata: {name: db, project: demo}\nspec: {basicAuth: {username: reader, password: ${password}}}\n`;
+const secret = (password: string) =>
+  `kind: Secret\nmetadata: {name: db, project: demo}\nspec: {basicAuth: {username: reader, password: ${password}}}\n`;
 
 describe('dashctl against a server without dry runs (a Perses-like proxy in front of dashplane)', function () {
   this.timeout(120_000);
@@ -90,9 +91,17 @@ describe('dashctl against a server without dry runs (a Perses-like proxy in fron
     dir = join(tmp.path, 'manifests');
     mkdirSync(dir);
     expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: {} })).status).to.equal(200);
-    const existing = { kind: 'Dashboard', metadata: { name: 'existing', project: 'demo' }, spec: { display: { name: 'Old title' }, duration: '1h', panels: {}, layouts: [] } };
+    const existing = {
+      kind: 'Dashboard',
+      metadata: { name: 'existing', project: 'demo' },
+      spec: { display: { name: 'Old title' }, duration: '1h', panels: {}, layouts: [] },
+    };
     expect((await srv.api('POST', '/api/v1/projects/demo/dashboards', existing)).status).to.equal(200);
-    const db = { kind: 'Secret', metadata: { name: 'db', project: 'demo' }, spec: { basicAuth: { username: 'reader', password: 'Passw0rd-1' } } };
+    const db = {
+      kind: 'Secret',
+      metadata: { name: 'db', project: 'demo' },
+      spec: { basicAuth: { username: 'reader', password: 'Passw0rd-1' } },
+    };
     expect((await srv.api('POST', '/api/v1/projects/demo/secrets', db)).status).to.equal(200);
     writeFileSync(join(dir, 'folder.yaml'), 'kind: Folder\nmetadata: {name: fresh-folder, project: demo}\nspec: {}\n');
     writeFileSync(join(dir, 'fresh.yaml'), dashboard('fresh', 'Fresh'));
@@ -110,7 +119,8 @@ describe('dashctl against a server without dry runs (a Perses-like proxy in fron
 
   it('dashplane names itself on every answer (X-Dashplane-Version), which the proxy removes', async () => {
     const { version } = readBuildInfo();
-    for (const path of ['/api/v1/health', '/api/v1/projects/demo', '/api/v1/nothing-here']) expect((await srv.api('GET', path)).headers.get('x-dashplane-version'), path).to.equal(version);
+    for (const path of ['/api/v1/health', '/api/v1/projects/demo', '/api/v1/nothing-here'])
+      expect((await srv.api('GET', path)).headers.get('x-dashplane-version'), path).to.equal(version);
     expect((await fetch(`${proxy.url}/api/v1/health`)).headers.get('x-dashplane-version')).to.equal(null);
   });
 
@@ -123,7 +133,10 @@ describe('dashctl against a server without dry runs (a Perses-like proxy in fron
     expect(await state(), 'nothing written').to.deep.equal(before);
     expect(before[FOLDER]).to.equal('404');
     // dashboards validated (Perses offers it), Folder not (it does not)
-    expect(sent.filter((s) => s.path.startsWith('/api/validate/')).map((s) => s.path)).to.include.members(['/api/validate/dashboards', '/api/validate/folders']);
+    expect(sent.filter((s) => s.path.startsWith('/api/validate/')).map((s) => s.path)).to.include.members([
+      '/api/validate/dashboards',
+      '/api/validate/folders',
+    ]);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings, show(r)).to.have.length(1);
     expect(warnings[0])
@@ -159,7 +172,10 @@ describe('dashctl against a server without dry runs (a Perses-like proxy in fron
     const before = await state();
     const a = await during(['apply', '--dry-run', '-f', dir]);
     expect(a.r.code, show(a.r)).to.equal(1);
-    expect(a.r.stderr).to.include('apply --dry-run needs a server that honours dryRun=true (dashplane)').and.include('nothing was sent').and.include('dashctl diff -f PATH');
+    expect(a.r.stderr)
+      .to.include('apply --dry-run needs a server that honours dryRun=true (dashplane)')
+      .and.include('nothing was sent')
+      .and.include('dashctl diff -f PATH');
     expect(a.sent.map((s) => `${s.method} ${s.path}`)).to.deep.equal(['GET /api/v1/health']);
     const d = await during(['delete', '--dry-run', 'dashboard', 'existing', '-p', 'demo']);
     expect(d.r.code, show(d.r)).to.equal(1);
@@ -167,7 +183,9 @@ describe('dashctl against a server without dry runs (a Perses-like proxy in fron
     expect(d.sent.map((s) => `${s.method} ${s.path}`)).to.deep.equal(['GET /api/v1/health']);
     expect(await state()).to.deep.equal(before);
     // against dashplane itself, the same dry run is made
-    const direct = await dashctl(join(tmp.path, 'config.json'), ['delete', '--dry-run', 'dashboard', 'existing', '-p', 'demo'], { env: { DASHCTL_URL: srv.url } });
+    const direct = await dashctl(join(tmp.path, 'config.json'), ['delete', '--dry-run', 'dashboard', 'existing', '-p', 'demo'], {
+      env: { DASHCTL_URL: srv.url },
+    });
     expect(direct.code, show(direct)).to.equal(0);
     expect(direct.stdout).to.include('Dashboard demo/existing deleted (dry run)');
     expect(await state()).to.deep.equal(before);

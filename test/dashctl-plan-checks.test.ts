@@ -43,7 +43,8 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
     tmp = tempDir('dashctl-plan-checks-');
     const r = await run(['login', srv.url]);
     expect(r.code, show(r)).to.equal(0);
-    for (const p of ['demo', 'other']) expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
+    for (const p of ['demo', 'other'])
+      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
     const gds = await srv.api('POST', '/api/v1/globaldatasources', {
       kind: 'GlobalDatasource',
       metadata: { name: 'prom-a' },
@@ -86,7 +87,12 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
         `error: ${two} Datasource demo/ds-2: spec.default is true here (${two}:6) and in ${one}#1:10 (Datasource demo/ds-1): there can be only one default datasource for PrometheusDatasource in project "demo"`,
       );
       expect(r.stderr).not.to.include('ds-3');
-      for (const path of ['/api/v1/projects/demo/folders/f-b', '/api/v1/projects/demo/datasources/ds-1', '/api/v1/projects/demo/datasources/ds-2', '/api/v1/projects/other/datasources/ds-3']) {
+      for (const path of [
+        '/api/v1/projects/demo/folders/f-b',
+        '/api/v1/projects/demo/datasources/ds-1',
+        '/api/v1/projects/demo/datasources/ds-2',
+        '/api/v1/projects/other/datasources/ds-3',
+      ]) {
         expect(await status(path), path).to.equal(404);
       }
       const d = await run(['diff', '-f', one, '-f', two]);
@@ -95,7 +101,10 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
     });
 
     it('moving the default from one datasource to another within the input is planned and applied', async () => {
-      const f = file('move.yaml', [prometheus('GlobalDatasource', 'prom-b', true), prometheus('GlobalDatasource', 'prom-a', false)].join('---\n'));
+      const f = file(
+        'move.yaml',
+        [prometheus('GlobalDatasource', 'prom-b', true), prometheus('GlobalDatasource', 'prom-a', false)].join('---\n'),
+      );
       const dry = await run(['apply', '-f', f, '--dry-run']);
       expect(dry.code, show(dry)).to.equal(0);
       const r = await run(['apply', '-f', f]);
@@ -147,7 +156,10 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
       for (const cmd of ['diff', 'apply']) {
         const r = await run([cmd, '-f', f]);
         expect(r.code, show(r)).to.equal(cmd === 'diff' ? 2 : 1);
-        expect(r.stderr, show(r)).to.include(`metadata.name: the name is invalid: it may only contain`).and.include(`(${f}:3)`).and.not.include('URL path');
+        expect(r.stderr, show(r))
+          .to.include(`metadata.name: the name is invalid: it may only contain`)
+          .and.include(`(${f}:3)`)
+          .and.not.include('URL path');
       }
     });
 
@@ -156,7 +168,9 @@ describe('dashctl plan checks: default datasources, diff refusals, empty inputs,
       for (const cmd of ['apply', 'diff']) {
         const r = await run([cmd, '-f', f]);
         expect(r.code, show(r)).to.equal(cmd === 'diff' ? 2 : 1);
-        expect(r.stderr, show(r)).to.include(`${f} Folder game/aoe4: project "game" does not exist; create it first, or apply with --create-project`);
+        expect(r.stderr, show(r)).to.include(
+          `${f} Folder game/aoe4: project "game" does not exist; create it first, or apply with --create-project`,
+        );
         expect(occurrences(r.stderr, 'Folder game/aoe4'), show(r)).to.equal(1);
       }
       const d = await run(['diff', '-f', f, '--create-project']);

@@ -20,9 +20,17 @@ describe('dashctl token and login --token-stdin (end to end)', function () {
     const a = bearer(await loginAdmin(srv));
     const post = async (path: string, body: unknown) => expect((await srv.api('POST', path, body, a)).status, path).to.equal(200);
     await post('/api/v1/projects', { kind: 'Project', metadata: { name: 'team' }, spec: {} });
-    await post('/api/v1/projects/team/dashboards', { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] } });
+    await post('/api/v1/projects/team/dashboards', {
+      kind: 'Dashboard',
+      metadata: { name: 'd' },
+      spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] },
+    });
     await post('/api/v1/projects/team/serviceaccounts', { kind: 'ServiceAccount', metadata: { name: 'ci' }, spec: {} });
-    await post('/api/v1/projects/team/rolebindings', { kind: 'RoleBinding', metadata: { name: 'ci' }, spec: { role: 'editor', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] } });
+    await post('/api/v1/projects/team/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'ci' },
+      spec: { role: 'editor', subjects: [{ kind: 'ServiceAccount', name: 'ci' }] },
+    });
     const r = await dashctl(admin, ['login', srv.url, '-u', 'admin', '--password-stdin', '-p', 'team'], { input: 'admin-password\n' });
     expect(r.code, show(r)).to.equal(0);
   });
@@ -56,18 +64,37 @@ describe('dashctl token and login --token-stdin (end to end)', function () {
   });
 
   it('a narrowed service account token, created with --owner and --permission; a bad token is not saved', async () => {
-    const created = await dashctl(admin, ['token', 'create', 'pipeline', '--ttl', '1d', '--owner', 'serviceaccount/ci', '--permission', 'read:dash@team']);
+    const created = await dashctl(admin, [
+      'token',
+      'create',
+      'pipeline',
+      '--ttl',
+      '1d',
+      '--owner',
+      'serviceaccount/ci',
+      '--permission',
+      'read:dash@team',
+    ]);
     expect(created.code, show(created)).to.equal(0);
     const login = await dashctl(robot, ['login', srv.url, '--token-stdin', '-p', 'team'], { input: created.stdout });
     expect(login.code, show(login)).to.equal(0);
     expect(login.stdout).to.include('as ServiceAccount team/ci');
     expect((await dashctl(robot, ['get', 'dash'])).stdout).to.include('d');
     // --prune looks at every kind: those the token may not list are named, not an error
-    const manifest = JSON.stringify({ kind: 'Dashboard', metadata: { name: 'd', project: 'team' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] } });
+    const manifest = JSON.stringify({
+      kind: 'Dashboard',
+      metadata: { name: 'd', project: 'team' },
+      spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] },
+    });
     const pruned = await dashctl(robot, ['diff', '-f', '-', '--prune', '--prune-tag', 'gitops'], { input: manifest });
     expect(pruned.code, show(pruned)).to.equal(0);
-    expect(pruned.stderr, show(pruned)).to.include('warning: --prune was not permitted to list ').and.include('folders in team').and.include('globaldatasources');
-    const narrowed = await dashctl(robot, ['diff', '-f', '-', '--prune', '--prune-tag', 'gitops', '--prune-kind', 'dash'], { input: manifest });
+    expect(pruned.stderr, show(pruned))
+      .to.include('warning: --prune was not permitted to list ')
+      .and.include('folders in team')
+      .and.include('globaldatasources');
+    const narrowed = await dashctl(robot, ['diff', '-f', '-', '--prune', '--prune-tag', 'gitops', '--prune-kind', 'dash'], {
+      input: manifest,
+    });
     expect(narrowed.code, show(narrowed)).to.equal(0);
     expect(narrowed.stderr).to.not.include('not permitted');
     const write = await dashctl(robot, ['delete', 'dash', 'd']);
@@ -75,7 +102,9 @@ describe('dashctl token and login --token-stdin (end to end)', function () {
     expect(write.stderr).to.include('narrowed');
     const list = await dashctl(admin, ['token', 'list', '--owner', 'serviceaccount/ci']);
     expect(list.stdout).to.include('pipeline').and.include('read:Dashboard@team').and.include('serviceaccount/team/ci');
-    const bad = await dashctl(robot, ['login', srv.url, '--token-stdin'], { input: 'dp_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
+    const bad = await dashctl(robot, ['login', srv.url, '--token-stdin'], {
+      input: 'dp_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    });
     expect(bad.code, show(bad)).to.equal(1);
     expect(savedContext(robot).accessToken, 'the working token is kept').to.equal(created.stdout.trim());
     const noExpiry = await dashctl(admin, ['token', 'create', 'forever']);

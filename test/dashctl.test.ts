@@ -31,7 +31,13 @@ function summary(r: Run): Record<string, number> {
   return { created: +m[1], configured: +m[2], unchanged: +m[3], pruned: +m[4], failed: +m[5] };
 }
 
-const counts = (created: number, configured: number, unchanged: number, pruned = 0, failed = 0) => ({ created, configured, unchanged, pruned, failed });
+const counts = (created: number, configured: number, unchanged: number, pruned = 0, failed = 0) => ({
+  created,
+  configured,
+  unchanged,
+  pruned,
+  failed,
+});
 
 /** Project resources with and without metadata.project, global kinds, Projects. */
 const APPLY_SET = [
@@ -133,7 +139,10 @@ describe('dashctl (end to end, against a real server)', function () {
     it('--dry-run stores nothing (new objects, a changed object, a project it would create)', async () => {
       const extra = join(tmp.path, 'dry');
       mkdirSync(extra, { recursive: true });
-      writeFileSync(join(extra, 'a.yaml'), 'kind: Folder\nmetadata: {name: dry-folder, project: brand-new}\nspec: {}\n---\nkind: Folder\nmetadata: {name: dry-folder-2}\nspec: {}\n');
+      writeFileSync(
+        join(extra, 'a.yaml'),
+        'kind: Folder\nmetadata: {name: dry-folder, project: brand-new}\nspec: {}\n---\nkind: Folder\nmetadata: {name: dry-folder-2}\nspec: {}\n',
+      );
       const r = await run(['apply', '-f', extra, '-f', dir, '--dry-run', '--create-project'], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(3, 0, 11));
@@ -143,10 +152,13 @@ describe('dashctl (end to end, against a real server)', function () {
     });
 
     it('reads JSON arrays and multi-document YAML from stdin (-f -)', async () => {
-      const json = await run(['apply', '-f', '-'], { input: JSON.stringify([{ kind: 'Folder', metadata: { name: 'stdin-json', project: 'demo' }, spec: {} }]) });
+      const json = await run(['apply', '-f', '-'], {
+        input: JSON.stringify([{ kind: 'Folder', metadata: { name: 'stdin-json', project: 'demo' }, spec: {} }]),
+      });
       expect(summary(json), show(json)).to.deep.equal(counts(1, 0, 0));
       const yaml = await run(['apply', '-f', '-', '-p', 'demo'], {
-        input: 'kind: Folder\nmetadata: {name: stdin-yaml}\nspec: {}\n---\nkind: Folder\nmetadata: {name: stdin-json, project: demo}\nspec: {}\n',
+        input:
+          'kind: Folder\nmetadata: {name: stdin-yaml}\nspec: {}\n---\nkind: Folder\nmetadata: {name: stdin-json, project: demo}\nspec: {}\n',
       });
       expect(summary(yaml), show(yaml)).to.deep.equal(counts(1, 0, 1));
       const del = await run(['delete', 'folders', 'stdin-json', 'stdin-yaml', '-p', 'demo']);
@@ -156,7 +168,11 @@ describe('dashctl (end to end, against a real server)', function () {
     it('parses many files in worker threads with the same results and error positions', async () => {
       const many = join(tmp.path, 'many-files');
       mkdirSync(many, { recursive: true });
-      for (let i = 0; i < 120; i++) writeFileSync(join(many, `f${String(i).padStart(3, '0')}.yaml`), `kind: Folder\nmetadata:\n  name: wf-${i}\n  project: demo\nspec: {}\n`);
+      for (let i = 0; i < 120; i++)
+        writeFileSync(
+          join(many, `f${String(i).padStart(3, '0')}.yaml`),
+          `kind: Folder\nmetadata:\n  name: wf-${i}\n  project: demo\nspec: {}\n`,
+        );
       writeFileSync(join(many, 'f050.yaml'), 'kind: Folder\nmetadata:\n  name: "bad name"\n  project: demo\nspec: {}\n');
       const r = await run(['apply', '-f', many, '--dry-run']);
       // plan, then all or nothing: the bad one stops the run, the plan shows the rest
@@ -193,20 +209,33 @@ describe('dashctl (end to end, against a real server)', function () {
       const r = await run(['apply', '-f', bad]);
       expect(r.code, show(r)).to.equal(1);
       expect(summary(r)).to.deep.equal(counts(0, 0, 0, 0, 1));
-      expect(r.stderr).to.include(bad).and.include('Dashboard demo/broken').and.include('spec.panels.p.spec.plugin.kind').and.include(`${bad}:12`);
+      expect(r.stderr)
+        .to.include(bad)
+        .and.include('Dashboard demo/broken')
+        .and.include('spec.panels.p.spec.plugin.kind')
+        .and.include(`${bad}:12`);
     });
 
     it('--prune deletes only tagged objects absent from the input, in the projects it touches, after listing them; --prune-kind narrows the kinds', async () => {
       const gitops = join(tmp.path, 'gitops');
       mkdirSync(gitops, { recursive: true });
-      const folder = (name: string, tags = '[gitops]') => `kind: Folder\nmetadata: {name: ${name}, project: demo, tags: ${tags}}\nspec: {}\n`;
+      const folder = (name: string, tags = '[gitops]') =>
+        `kind: Folder\nmetadata: {name: ${name}, project: demo, tags: ${tags}}\nspec: {}\n`;
       writeFileSync(join(gitops, 'one.yaml'), folder('keep-me'));
       writeFileSync(join(gitops, 'two.yaml'), folder('drop-me'));
       expect(summary(await run(['apply', '-f', gitops]))).to.deep.equal(counts(2, 0, 0));
       // Not from this repository: untagged, tagged in another project, tagged of another kind.
       await srv.api('POST', '/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'hand-made' }, spec: {} });
-      await srv.api('POST', '/api/v1/projects/perses/folders', { kind: 'Folder', metadata: { name: 'elsewhere', tags: ['gitops'] }, spec: {} });
-      await srv.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'othervar', tags: ['gitops'] }, spec: { kind: 'TextVariable', spec: { value: 'x' } } });
+      await srv.api('POST', '/api/v1/projects/perses/folders', {
+        kind: 'Folder',
+        metadata: { name: 'elsewhere', tags: ['gitops'] },
+        spec: {},
+      });
+      await srv.api('POST', '/api/v1/projects/demo/variables', {
+        kind: 'Variable',
+        metadata: { name: 'othervar', tags: ['gitops'] },
+        spec: { kind: 'TextVariable', spec: { value: 'x' } },
+      });
       rmSync(join(gitops, 'two.yaml'));
 
       const noTag = await run(['apply', '-f', gitops, '--prune']);
@@ -216,7 +245,10 @@ describe('dashctl (end to end, against a real server)', function () {
       const folders = ['--prune', '--prune-tag', 'gitops', '--prune-kind', 'folder'];
       const refused = await run(['apply', '-f', gitops, ...folders]);
       expect(refused.code, show(refused)).to.equal(1);
-      expect(refused.stdout, show(refused)).to.include('Folder demo/drop-me (prune)').and.include('run again with --yes').and.include('nothing applied');
+      expect(refused.stdout, show(refused))
+        .to.include('Folder demo/drop-me (prune)')
+        .and.include('run again with --yes')
+        .and.include('nothing applied');
       expect((await srv.api('GET', '/api/v1/projects/demo/folders/drop-me')).status).to.equal(200);
 
       const dry = await run(['apply', '-f', gitops, ...folders, '--dry-run']);
@@ -274,15 +306,23 @@ describe('dashctl (end to end, against a real server)', function () {
         const r = await srv.api('POST', path, body);
         expect(r.status, `${path}: ${r.text}`).to.equal(200);
       };
-      for (const name of ['demo', 'perses', 'perses-dev', 'IncredibleProject']) await post('/api/v1/projects', { kind: 'Project', metadata: { name }, spec: {} });
+      for (const name of ['demo', 'perses', 'perses-dev', 'IncredibleProject'])
+        await post('/api/v1/projects', { kind: 'Project', metadata: { name }, spec: {} });
       const prometheus = (name: string, spec: Record<string, unknown>) => ({
         kind: 'Datasource',
         metadata: { name, project: 'perses' },
         spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec } },
       });
-      await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemo', { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } }));
+      await post(
+        '/api/v1/projects/perses/datasources',
+        prometheus('PrometheusDemo', { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } }),
+      );
       await post('/api/v1/projects/perses/datasources', prometheus('PrometheusDemoBrowser', { directUrl: 'http://localhost:9090' }));
-      const etcd = (title: string) => ({ kind: 'Dashboard', metadata: { name: 'etcd-overview', project: 'perses-dev' }, spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] } });
+      const etcd = (title: string) => ({
+        kind: 'Dashboard',
+        metadata: { name: 'etcd-overview', project: 'perses-dev' },
+        spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] },
+      });
       await post('/api/v1/projects/perses-dev/dashboards', etcd('etcd / Overview'));
       expect((await srv.api('PUT', '/api/v1/projects/perses-dev/dashboards/etcd-overview', etcd('etcd at a glance'))).status).to.equal(200);
       await post('/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'ff15' }, spec: {} });
@@ -306,7 +346,12 @@ describe('dashctl (end to end, against a real server)', function () {
       expect(yaml.stdout).to.match(/^kind: Datasource\nmetadata:\n {2}name: PrometheusDemoBrowser\n/);
       expect(yaml.stdout).not.to.include('---');
       const names = await run(['get', 'projects', '-o', 'name']);
-      expect(names.stdout.split('\n').filter(Boolean)).to.include.members(['project/demo', 'project/perses', 'project/perses-dev', 'project/IncredibleProject']);
+      expect(names.stdout.split('\n').filter(Boolean)).to.include.members([
+        'project/demo',
+        'project/perses',
+        'project/perses-dev',
+        'project/IncredibleProject',
+      ]);
       const all = await run(['get', 'dash', '-A']);
       expect(all.stdout.split('\n')[0]).to.match(/^PROJECT\s+NAME\s+DISPLAY\s+VERSION\s+AGE$/);
       expect(all.stdout).to.include('perses-dev').and.include('etcd-overview');
@@ -367,18 +412,28 @@ describe('dashctl (end to end, against a real server)', function () {
     });
     it('converts PersesDashboard v1alpha1/v1alpha2 and PersesGlobalDatasource: namespace -> project, tags annotation -> tags', async () => {
       const dir = join(tmp.path, 'operator');
-      copyCorpus(dir, ['perses-operator/config/samples/v1alpha1/persesdashboard.yaml', 'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json']);
+      copyCorpus(dir, [
+        'perses-operator/config/samples/v1alpha1/persesdashboard.yaml',
+        'community-mixins/jsonnet/dashboards/operator/etcd/etcd-overview.json',
+      ]);
       copyCorpus(join(dir, 'tags'), ['perses-operator/test/e2e/dashboard-tags/02-install.yaml']);
       // what it reads: project demo, and etcd-overview in perses-dev as the native manifest has it
       const native = join(tmp.path, 'operator-native');
-      copyCorpus(native, ['community-mixins/examples/perses/project.yaml', 'community-mixins/examples/dashboards/perses/etcd/etcd-overview.yaml']);
+      copyCorpus(native, [
+        'community-mixins/examples/perses/project.yaml',
+        'community-mixins/examples/dashboards/perses/etcd/etcd-overview.yaml',
+      ]);
       const setup = await run(['apply', '-f', native]);
       expect(setup.code, show(setup)).to.equal(0);
-      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: {} })).status).to.be.oneOf([200, 409]);
+      expect((await srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'demo' }, spec: {} })).status).to.be.oneOf([
+        200, 409,
+      ]);
       const r = await run(['apply', '-f', dir], { env: { DASHCTL_PROJECT: 'demo' } });
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r), show(r)).to.deep.equal(counts(2, 0, 1));
-      expect(r.stdout).to.include('Dashboard perses-dev/etcd-overview unchanged').and.include('Dashboard perses-dev/perses-dashboard-sample created');
+      expect(r.stdout)
+        .to.include('Dashboard perses-dev/etcd-overview unchanged')
+        .and.include('Dashboard perses-dev/perses-dashboard-sample created');
       const tagged = await srv.api('GET', '/api/v1/projects/demo/dashboards/tagged-dashboard');
       expect(tagged.status).to.equal(200);
       expect(tagged.body.metadata.tags).to.deep.equal(['HIGH_SEVERITY', 'OnCall']);
@@ -467,7 +522,9 @@ describe('dashctl with authentication on', function () {
     const wrong = await run(['login', srv.url, '-u', 'admin', '--password', 'nope']);
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.include('wrong login or password');
-    expect(wrong.stderr, 'in words, not as an HTTP status').to.equal(`error: wrong login or password for "admin" at ${srv.url}; nothing was saved\n`);
+    expect(wrong.stderr, 'in words, not as an HTTP status').to.equal(
+      `error: wrong login or password for "admin" at ${srv.url}; nothing was saved\n`,
+    );
     const r = await run(['login', srv.url, '-u', 'admin', '--password', 'admin-password']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout).to.include('as admin');
@@ -487,7 +544,10 @@ describe('dashctl with authentication on', function () {
     const nowS = Math.floor(Date.now() / 1000);
     const claims = JSON.parse(Buffer.from(saved.accessToken!.split('.')[1], 'base64url').toString('utf8'));
     const key = createSecretKey(loadKeyRing({ dataDir: srv.dataDir }).accessTokenKey);
-    const expired = jwt.sign({ ...claims, iat: nowS - 120, nbf: nowS - 120, exp: nowS - 60 }, key, { algorithm: 'HS512', noTimestamp: true });
+    const expired = jwt.sign({ ...claims, iat: nowS - 120, nbf: nowS - 120, exp: nowS - 60 }, key, {
+      algorithm: 'HS512',
+      noTimestamp: true,
+    });
     const file = JSON.parse(readFileSync(cfg, 'utf8'));
     file.contexts[file.currentContext].accessToken = expired;
     writeFileSync(cfg, JSON.stringify(file), { mode: 0o600 });
@@ -507,7 +567,12 @@ describe('dashctl with authentication on', function () {
   });
 
   it('get --watch outlives its access token: the stream the server ends at the expiry is opened again from its revision, with a refreshed token', async () => {
-    await srv.api('POST', '/api/v1/projects/team/folders', { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: {} }, bearer(await loginAdmin(srv)));
+    await srv.api(
+      'POST',
+      '/api/v1/projects/team/folders',
+      { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: {} },
+      bearer(await loginAdmin(srv)),
+    );
     const child: ChildProcess = spawn(process.execPath, [BIN, 'get', 'folders', '-p', 'team', '--prefix', 'before-expiry', '--watch'], {
       env: { ...process.env, DASHCTL_CONFIG: cfg, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -520,7 +585,12 @@ describe('dashctl with authentication on', function () {
       // the access tokens of this server live 2 s: the one the watch opened with has expired by then
       const exp = JSON.parse(Buffer.from(savedContext(cfg).accessToken!.split('.')[1], 'base64url').toString('utf8')).exp * 1000;
       await waitFor('the access token to expire', () => Date.now() > exp + 500, 10_000);
-      await srv.api('PUT', '/api/v1/projects/team/folders/before-expiry', { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: { display: { name: 'after' } } }, bearer(await loginAdmin(srv)));
+      await srv.api(
+        'PUT',
+        '/api/v1/projects/team/folders/before-expiry',
+        { kind: 'Folder', metadata: { name: 'before-expiry' }, spec: { display: { name: 'after' } } },
+        bearer(await loginAdmin(srv)),
+      );
       await waitFor(`the change made after the expiry (${out})`, () => /MODIFIED\s+before-expiry/.test(out), 20_000);
       expect(child.exitCode, out).to.equal(null);
       expect(out).to.not.match(/ERROR|starts over/);
@@ -539,7 +609,9 @@ describe('dashctl with authentication on', function () {
     const after = savedContext(cfg);
     expect(after.refreshToken).to.not.equal(saved.refreshToken);
     // A refresh token used twice would have revoked the session: the new pair still works.
-    expect((await srv.api('GET', '/api/v1/projects/team', undefined, { authorization: `Bearer ${after.accessToken}` })).status).to.equal(200);
+    expect((await srv.api('GET', '/api/v1/projects/team', undefined, { authorization: `Bearer ${after.accessToken}` })).status).to.equal(
+      200,
+    );
   });
 
   it("login -p: a project the user cannot read is refused (nothing saved) unless the project list holds it; a viewer's diff reports what apply would refuse (exit 2)", async () => {
@@ -550,28 +622,40 @@ describe('dashctl with authentication on', function () {
     };
     for (const p of ['carol-team', 'hidden']) await post('/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
     await post('/api/v1/users', { kind: 'User', metadata: { name: 'carol' }, spec: { nativeProvider: { password: 'carol-password' } } });
-    await post('/api/v1/projects/carol-team/rolebindings', { kind: 'RoleBinding', metadata: { name: 'carol' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'carol' }] } });
+    await post('/api/v1/projects/carol-team/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'carol' },
+      spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'carol' }] },
+    });
     const carol = join(tmp.path, 'carol.json');
     for (const project of ['nope', 'hidden']) {
       const r = await dashctl(carol, ['login', srv.url, '-u', 'carol', '--password-stdin', '-p', project], { input: 'carol-password\n' });
       expect(r.code, show(r)).to.equal(1);
-      expect(r.stderr, show(r)).to.include(`project "${project}" does not exist or you cannot read it; nothing was saved`).and.not.include('give a password');
+      expect(r.stderr, show(r))
+        .to.include(`project "${project}" does not exist or you cannot read it; nothing was saved`)
+        .and.not.include('give a password');
       expect(existsSync(carol), 'nothing saved').to.equal(false);
     }
-    const ok = await dashctl(carol, ['login', srv.url, '-u', 'carol', '--password-stdin', '-p', 'carol-team'], { input: 'carol-password\n' });
+    const ok = await dashctl(carol, ['login', srv.url, '-u', 'carol', '--password-stdin', '-p', 'carol-team'], {
+      input: 'carol-password\n',
+    });
     expect(ok.code, show(ok)).to.equal(0);
     expect(savedContext(carol).project).to.equal('carol-team');
 
     const manifest = JSON.stringify({ kind: 'Folder', metadata: { name: 'mine' }, spec: {} });
     const diff = await dashctl(carol, ['diff', '-f', '-'], { input: manifest });
     expect(diff.code, show(diff)).to.equal(2);
-    expect(diff.stderr, show(diff)).to.include('Folder carol-team/mine: user "carol" may not create Folder in project "carol-team"').and.include('apply would refuse 1 object(s)');
+    expect(diff.stderr, show(diff))
+      .to.include('Folder carol-team/mine: user "carol" may not create Folder in project "carol-team"')
+      .and.include('apply would refuse 1 object(s)');
 
     // an admin who gave a password is not told to give one
     const admin = join(tmp.path, 'admin-nope.json');
     const nope = await dashctl(admin, ['login', srv.url, '-u', 'admin', '--password-stdin', '-p', 'nope'], { input: 'admin-password\n' });
     expect(nope.code, show(nope)).to.equal(1);
-    expect(nope.stderr, show(nope)).to.include(`project "nope" does not exist on ${srv.url}; nothing was saved`).and.not.include('give a password');
+    expect(nope.stderr, show(nope))
+      .to.include(`project "nope" does not exist on ${srv.url}; nothing was saved`)
+      .and.not.include('give a password');
     expect(existsSync(admin)).to.equal(false);
   });
 
@@ -621,18 +705,37 @@ describe('dashctl login through an identity provider (device code, client creden
         });
         if (req.url === '/api/config')
           return json(200, {
-            security: { enable_auth: true, authentication: { providers: { enable_native: false, oidc: [{ slug_id: 'corp', name: 'Corp' }], oauth: [{ slug_id: 'forge', name: 'Forge' }] } } },
+            security: {
+              enable_auth: true,
+              authentication: {
+                providers: {
+                  enable_native: false,
+                  oidc: [{ slug_id: 'corp', name: 'Corp' }],
+                  oauth: [{ slug_id: 'forge', name: 'Forge' }],
+                },
+              },
+            },
           });
         if (req.url === '/api/auth/providers/oidc/corp/device/code')
-          return json(200, { device_code: 'dev-123', user_code: 'WXYZ-1234', verification_uri: 'https://sso.example/device', expires_in: 60, interval: 1 });
+          return json(200, {
+            device_code: 'dev-123',
+            user_code: 'WXYZ-1234',
+            verification_uri: 'https://sso.example/device',
+            expires_in: 60,
+            interval: 1,
+          });
         if (req.url === '/api/auth/providers/oidc/corp/token') {
           const form = new URLSearchParams(body);
-          if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:device_code' || form.get('device_code') !== 'dev-123') return json(400, { error: 'invalid_request' });
+          if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:device_code' || form.get('device_code') !== 'dev-123')
+            return json(400, { error: 'invalid_request' });
           if (pending-- > 0) return json(400, { error: 'authorization_pending', error_description: 'not yet' });
           return json(200, tokens('alice'));
         }
         if (req.url === '/api/auth/providers/oauth/forge/token') {
-          if (new URLSearchParams(body).get('grant_type') !== 'client_credentials' || req.headers.authorization !== `Basic ${Buffer.from('ci-job:s3cret').toString('base64')}`)
+          if (
+            new URLSearchParams(body).get('grant_type') !== 'client_credentials' ||
+            req.headers.authorization !== `Basic ${Buffer.from('ci-job:s3cret').toString('base64')}`
+          )
             return json(400, { error: 'invalid_client' });
           return json(200, tokens('ci-job'));
         }

@@ -47,7 +47,12 @@ class Ledger {
     const r =
       what === 'delete'
         ? await req(base, 'DELETE', `/api/v1/projects/disk/dashboards/${name}`)
-        : await req(base, what === 'create' ? 'POST' : 'PUT', `/api/v1/projects/disk/dashboards${what === 'create' ? '' : `/${name}`}`, dash(name, title!, text));
+        : await req(
+            base,
+            what === 'create' ? 'POST' : 'PUT',
+            `/api/v1/projects/disk/dashboards${what === 'create' ? '' : `/${name}`}`,
+            dash(name, title!, text),
+          );
     if (r.status === (what === 'delete' ? 204 : 200)) this.acked.set(name, what === 'delete' ? null : title!);
     else {
       expect(r.status, `${what} ${name}: ${r.text}`).to.equal(507);
@@ -72,7 +77,12 @@ class Ledger {
 
 const stored = async (base: string) =>
   new Map(
-    ((await ok(req(base, 'GET', '/api/v1/projects/disk/dashboards'))).body as { metadata: { name: string }; spec: { display: { name: string } } }[]).map((o) => [o.metadata.name, o.spec.display.name]),
+    (
+      (await ok(req(base, 'GET', '/api/v1/projects/disk/dashboards'))).body as {
+        metadata: { name: string };
+        spec: { display: { name: string } };
+      }[]
+    ).map((o) => [o.metadata.name, o.spec.display.name]),
   );
 
 describe('the data directory: a full disk and its recovery, private modes', function () {
@@ -129,7 +139,12 @@ describe('the data directory: a full disk and its recovery, private modes', func
         })();
         rmSync(filler);
         // no restart: the next writes succeed once the store has re-opened (within seconds)
-        await waitFor(`episode ${episode}: a write to succeed after space was freed`, async () => (await ledger.write(base, 'create', `d${n++}`, `t${n}`)) === 200, 15_000, 100);
+        await waitFor(
+          `episode ${episode}: a write to succeed after space was freed`,
+          async () => (await ledger.write(base, 'create', `d${n++}`, `t${n}`)) === 200,
+          15_000,
+          100,
+        );
         reading = false;
         await reader;
         expect(readFailures, 'reads while full and while re-opening').to.deep.equal([]);
@@ -161,18 +176,32 @@ describe('the data directory: a full disk and its recovery, private modes', func
   it('REL-17: the data directory is 0700 and every file in it 0600, on a new directory and on one an older server left readable (narrowed at start, with a log line)', async () => {
     const dir = tempDir();
     const dataDir = join(dir.path, 'new', 'data');
-    const modes = () => Object.fromEntries([dataDir, ...readdirSync(dataDir).map((f) => join(dataDir, f))].map((p) => [p.slice(dataDir.length) || '/', (statSync(p).mode & 0o777).toString(8)]));
+    const modes = () =>
+      Object.fromEntries(
+        [dataDir, ...readdirSync(dataDir).map((f) => join(dataDir, f))].map((p) => [
+          p.slice(dataDir.length) || '/',
+          (statSync(p).mode & 0o777).toString(8),
+        ]),
+      );
     const expected = () => Object.fromEntries(Object.keys(modes()).map((p) => [p, p === '/' ? '700' : '600']));
     let srv: ServerProcess | undefined;
     try {
       srv = await spawnServer({
         dataDir,
-        env: { DASHPLANE_AUDIT_FILE: join(dataDir, 'audit.jsonl'), DASHPLANE_SECURITY_ENABLE_AUTH: 'true', DASHPLANE_ADMIN_USER: 'admin', DASHPLANE_ADMIN_PASSWORD: 'admin-password' },
+        env: {
+          DASHPLANE_AUDIT_FILE: join(dataDir, 'audit.jsonl'),
+          DASHPLANE_SECURITY_ENABLE_AUTH: 'true',
+          DASHPLANE_ADMIN_USER: 'admin',
+          DASHPLANE_ADMIN_PASSWORD: 'admin-password',
+        },
       });
       const login = await ok(req(srv.url, 'POST', '/api/auth/providers/native/login', { login: 'admin', password: 'admin-password' }));
       const auth = { authorization: `Bearer ${login.body.access_token}` };
       await ok(callJson(srv.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'disk' }, spec: {} }, auth));
-      for (let i = 0; i < 20; i++) await ok(callJson(srv.url, 'POST', '/api/v1/projects/disk/dashboards', dash(`d${i}`, 't', randomBytes(30_000).toString('base64')), auth));
+      for (let i = 0; i < 20; i++)
+        await ok(
+          callJson(srv.url, 'POST', '/api/v1/projects/disk/dashboards', dash(`d${i}`, 't', randomBytes(30_000).toString('base64')), auth),
+        );
       await waitFor('the audit file', () => readdirSync(dataDir).includes('audit.jsonl'));
       expect(Object.keys(modes())).to.include.members(['/', '/CURRENT', '/LOCK', '/LOG', '/encryption.key', '/audit.jsonl']);
       expect(modes()).to.deep.equal(expected());

@@ -20,7 +20,12 @@ const query = (datasource?: unknown) => ({
 const dashboard = (project: string, queries: unknown[], extra: Record<string, unknown> = {}) => ({
   kind: 'Dashboard',
   metadata: { name: 'board', project },
-  spec: { duration: '1h', panels: { cpu: { kind: 'Panel', spec: { display: { name: 'CPU' }, plugin: { kind: 'TimeSeriesChart', spec: {} }, queries } } }, layouts: [], ...extra },
+  spec: {
+    duration: '1h',
+    panels: { cpu: { kind: 'Panel', spec: { display: { name: 'CPU' }, plugin: { kind: 'TimeSeriesChart', spec: {} }, queries } } },
+    layouts: [],
+    ...extra,
+  },
 });
 const datasource = (kind: 'Datasource' | 'GlobalDatasource', name: string, isDefault: boolean, project?: string) => ({
   kind,
@@ -41,9 +46,17 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
     s = await startAuthServer();
     admin = await loginAdmin(s);
     tmp = tempDir('datasource-warnings-');
-    for (const p of ['apps', 'empty']) expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} }, as(admin))).status).to.equal(200);
-    expect((await s.api('POST', '/api/v1/projects/apps/datasources', datasource('Datasource', 'Prometheus-Main', false, 'apps'), as(admin))).status).to.equal(200);
-    expect((await s.api('POST', '/api/v1/globaldatasources', datasource('GlobalDatasource', 'shared', false), as(admin))).status).to.equal(200);
+    for (const p of ['apps', 'empty'])
+      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} }, as(admin))).status).to.equal(
+        200,
+      );
+    expect(
+      (await s.api('POST', '/api/v1/projects/apps/datasources', datasource('Datasource', 'Prometheus-Main', false, 'apps'), as(admin)))
+        .status,
+    ).to.equal(200);
+    expect((await s.api('POST', '/api/v1/globaldatasources', datasource('GlobalDatasource', 'shared', false), as(admin))).status).to.equal(
+      200,
+    );
   });
   after(async () => {
     await s?.stop();
@@ -52,12 +65,19 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
 
   describe('/api/validate and writes', () => {
     it('answers each datasource that no scope has as a warning with its path (200, and a Warning header each)', async () => {
-      const r = await validate(dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' }), query(), query({ kind: 'PrometheusDatasource' })]));
+      const r = await validate(
+        dashboard('apps', [
+          query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' }),
+          query(),
+          query({ kind: 'PrometheusDatasource' }),
+        ]),
+      );
       expect(r.status, r.text).to.equal(200);
       expect(r.body.warnings).to.deep.equal([
         {
           path: PATH0,
-          message: 'asks for datasource "prometheus-typo" of kind PrometheusDatasource, which is not in project "apps" or the global datasources: create it, or name another',
+          message:
+            'asks for datasource "prometheus-typo" of kind PrometheusDatasource, which is not in project "apps" or the global datasources: create it, or name another',
         },
         {
           path: 'spec.panels.cpu.spec.queries[1].spec.plugin',
@@ -66,14 +86,19 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
         },
         {
           path: 'spec.panels.cpu.spec.queries[2].spec.plugin.spec.datasource',
-          message: 'asks for the default datasource of kind PrometheusDatasource, which is not in project "apps" or the global datasources: make a datasource of that kind the default, or name one',
+          message:
+            'asks for the default datasource of kind PrometheusDatasource, which is not in project "apps" or the global datasources: make a datasource of that kind the default, or name one',
         },
       ]);
-      expect(warningTexts(r.headers.get('warning'))).to.deep.equal(r.body.warnings.map((w: { path: string; message: string }) => `${w.path}: ${w.message}`));
+      expect(warningTexts(r.headers.get('warning'))).to.deep.equal(
+        r.body.warnings.map((w: { path: string; message: string }) => `${w.path}: ${w.message}`),
+      );
     });
 
     it("follows Perses' resolution: the dashboard's own datasources by key and kind, the project's (any case), the global ones; a variable's name is not known until it runs", async () => {
-      const own = { datasources: { mine: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://mine:9090' } } } } };
+      const own = {
+        datasources: { mine: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://mine:9090' } } } },
+      };
       const ok = await validate(
         dashboard(
           'apps',
@@ -91,7 +116,9 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       expect(ok.text, 'no warnings: an empty body, as Perses answers').to.equal('');
       expect(ok.headers.get('warning')).to.equal(null);
       // a local datasource of another kind under that name does not answer a PrometheusDatasource selector
-      const otherKind = { datasources: { mine: { default: false, plugin: { kind: 'TempoDatasource', spec: { directUrl: 'http://tempo:3200' } } } } };
+      const otherKind = {
+        datasources: { mine: { default: false, plugin: { kind: 'TempoDatasource', spec: { directUrl: 'http://tempo:3200' } } } },
+      };
       const r = await validate(dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'mine' })], otherKind));
       expect(r.body.warnings.map((w: { path: string }) => w.path)).to.deep.equal([PATH0]);
     });
@@ -123,11 +150,18 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       const body = dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' })]);
       const dry = await s.api('POST', '/api/v1/projects/apps/dashboards?dryRun=true', body, as(admin));
       expect(dry.status).to.equal(200);
-      expect(warningTexts(dry.headers.get('warning'))[0]).to.match(/^spec\.panels\.cpu\.spec\.queries\[0\]\.spec\.plugin\.spec\.datasource: asks for datasource "prometheus-typo"/);
+      expect(warningTexts(dry.headers.get('warning'))[0]).to.match(
+        /^spec\.panels\.cpu\.spec\.queries\[0\]\.spec\.plugin\.spec\.datasource: asks for datasource "prometheus-typo"/,
+      );
       const created = await s.api('POST', '/api/v1/projects/apps/dashboards', body, as(admin));
       expect(created.status).to.equal(200);
       expect(warningTexts(created.headers.get('warning'))).to.have.length(1);
-      const fixed = await s.api('PUT', '/api/v1/projects/apps/dashboards/board', dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'shared' })]), as(admin));
+      const fixed = await s.api(
+        'PUT',
+        '/api/v1/projects/apps/dashboards/board',
+        dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'shared' })]),
+        as(admin),
+      );
       expect(fixed.status).to.equal(200);
       expect(fixed.headers.get('warning')).to.equal(null);
       expect((await s.api('DELETE', '/api/v1/projects/apps/dashboards/board', undefined, as(admin))).status).to.equal(204);
@@ -140,7 +174,11 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       expect(anonymous.text).to.equal('');
       await signUp(s, 'dev');
       const dev = await login(s, 'dev');
-      const bind = { kind: 'RoleBinding', metadata: { name: 'dev-editor', project: 'apps' }, spec: { role: 'editor', subjects: [{ kind: 'User', name: 'dev' }] } };
+      const bind = {
+        kind: 'RoleBinding',
+        metadata: { name: 'dev-editor', project: 'apps' },
+        spec: { role: 'editor', subjects: [{ kind: 'User', name: 'dev' }] },
+      };
       expect((await s.api('POST', '/api/v1/projects/apps/rolebindings', bind, as(admin))).status).to.equal(200);
       const r = await validate(typo, dev);
       expect(r.body.warnings[0].message).to.equal(
@@ -160,14 +198,21 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
         metadata: { name: 'job', project: 'apps' },
         spec: {
           kind: 'ListVariable',
-          spec: { name: 'job', plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job', datasource: { kind: 'PrometheusDatasource', name: 'gone' } } } },
+          spec: {
+            name: 'job',
+            plugin: {
+              kind: 'PrometheusLabelValuesVariable',
+              spec: { labelName: 'job', datasource: { kind: 'PrometheusDatasource', name: 'gone' } },
+            },
+          },
         },
       };
       const r = await s.api('POST', '/api/validate/variables', variable, as(admin));
       expect(r.body.warnings).to.deep.equal([
         {
           path: 'spec.spec.plugin.spec.datasource',
-          message: 'asks for datasource "gone" of kind PrometheusDatasource, which is not in project "apps" or the global datasources: create it, or name another',
+          message:
+            'asks for datasource "gone" of kind PrometheusDatasource, which is not in project "apps" or the global datasources: create it, or name another',
         },
       ]);
     });
@@ -189,7 +234,10 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       expect(r.code, show(r)).to.equal(0);
       expect(summary(r)).to.include({ created: 1, failed: 0 });
       expect(r.stderr).to.match(
-        new RegExp(`^warning: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+ Dashboard apps/board: ${PATH0.replace(/[.[\]]/g, '\\$&')}: asks for datasource "prometheus-typo"`, 'm'),
+        new RegExp(
+          `^warning: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+ Dashboard apps/board: ${PATH0.replace(/[.[\]]/g, '\\$&')}: asks for datasource "prometheus-typo"`,
+          'm',
+        ),
       );
     });
 
@@ -198,7 +246,11 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       let r = await dashctl(config(), ['diff', '-f', file('diff.yaml', changed)], env());
       expect(r.code, show(r)).to.equal(1);
       expect(r.stderr.match(/^warning: /gm)).to.have.length(2);
-      r = await dashctl(config(), ['diff', '-f', file('both.yaml', changed, datasource('Datasource', 'prometheus-typo', true, 'apps'))], env());
+      r = await dashctl(
+        config(),
+        ['diff', '-f', file('both.yaml', changed, datasource('Datasource', 'prometheus-typo', true, 'apps'))],
+        env(),
+      );
       expect(r.code, show(r)).to.equal(1);
       expect(r.stderr, show(r)).to.not.contain('warning:');
     });
@@ -216,7 +268,11 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
         '-o',
         'json',
         '-f',
-        file('with-ds.yaml', datasource('Datasource', 'prometheus', true, 'apps'), dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' }), query()])),
+        file(
+          'with-ds.yaml',
+          datasource('Datasource', 'prometheus', true, 'apps'),
+          dashboard('apps', [query({ kind: 'PrometheusDatasource', name: 'prometheus-typo' }), query()]),
+        ),
       ]);
       expect(r.code, show(r)).to.equal(0);
       const report = JSON.parse(r.stdout);
@@ -224,7 +280,8 @@ describe('missing datasources are warnings: /api/validate, write headers, dashct
       expect(report[1].warnings).to.deep.equal([
         {
           path: PATH0,
-          message: 'asks for datasource "prometheus-typo" of kind PrometheusDatasource, which is not in project "apps" (the global datasources could not be checked): create it, or name another',
+          message:
+            'asks for datasource "prometheus-typo" of kind PrometheusDatasource, which is not in project "apps" (the global datasources could not be checked): create it, or name another',
         },
       ]);
     });

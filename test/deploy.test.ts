@@ -101,7 +101,8 @@ describe('deployment files (deploy/, Dockerfile)', function () {
       const [c] = pod.spec.containers;
       expect(c.image).to.equal(`dashplane:${VERSION}`);
       expect(service.spec.ports[0].targetPort).to.equal(c.ports[0].name);
-      for (const probe of [c.startupProbe, c.readinessProbe]) expect(probe.httpGet).to.deep.equal({ path: '/api/v1/health', port: c.ports[0].name });
+      for (const probe of [c.startupProbe, c.readinessProbe])
+        expect(probe.httpGet).to.deep.equal({ path: '/api/v1/health', port: c.ports[0].name });
       expect(pod.spec.securityContext.runAsNonRoot).to.equal(true);
       expect(c.securityContext.readOnlyRootFilesystem).to.equal(true);
       expect(pod.spec.enableServiceLinks, 'no injected DASHPLANE_SERVICE_* variables').to.equal(false);
@@ -114,7 +115,9 @@ describe('deployment files (deploy/, Dockerfile)', function () {
       const keyVolume = pod.spec.volumes.find((v: any) => v.secret);
       for (const item of keyVolume.secret.items) expect(secret.stringData).to.have.property(item.key);
       const mount = c.volumeMounts.find((m: any) => m.name === keyVolume.name).mountPath;
-      expect(c.env.find((e: any) => e.name === 'DASHPLANE_SECURITY_ENCRYPTION_KEY_FILE').value).to.equal(`${mount}/${keyVolume.secret.items[0].path}`);
+      expect(c.env.find((e: any) => e.name === 'DASHPLANE_SECURITY_ENCRYPTION_KEY_FILE').value).to.equal(
+        `${mount}/${keyVolume.secret.items[0].path}`,
+      );
       expect(c.args).to.deep.equal(['--config', `${c.volumeMounts.find((m: any) => m.name === 'config').mountPath}/config.yaml`]);
     });
 
@@ -181,15 +184,18 @@ describe('deployment files (deploy/, Dockerfile)', function () {
     });
 
     it('passes `systemd-analyze verify` without a warning', async () => {
-      const { stdout, stderr } = await run(analyze!, ['verify', '--man=no', UNIT]).catch((e: { stdout: string; stderr: string; code: number }) => {
-        throw new Error(`systemd-analyze verify failed (${e.code}):\n${e.stdout}${e.stderr}`);
-      });
+      const { stdout, stderr } = await run(analyze!, ['verify', '--man=no', UNIT]).catch(
+        (e: { stdout: string; stderr: string; code: number }) => {
+          throw new Error(`systemd-analyze verify failed (${e.code}):\n${e.stdout}${e.stderr}`);
+        },
+      );
       expect(`${stdout}${stderr}`.split('\n').filter((l) => l.includes('dashplane.service'))).to.deep.equal([]);
     });
 
     it('is hardened: DynamicUser, ProtectSystem=strict, a StateDirectory, and an exposure of at most 2.0 by `systemd-analyze security`', async () => {
       const unit = readFileSync(UNIT, 'utf8');
-      for (const line of ['DynamicUser=yes', 'ProtectSystem=strict', 'StateDirectory=dashplane', 'NoNewPrivileges=yes']) expect(unit).to.match(new RegExp(`^${line}$`, 'm'));
+      for (const line of ['DynamicUser=yes', 'ProtectSystem=strict', 'StateDirectory=dashplane', 'NoNewPrivileges=yes'])
+        expect(unit).to.match(new RegExp(`^${line}$`, 'm'));
       const { stdout } = await run(analyze!, ['security', '--offline=yes', UNIT]);
       const score = Number(/Overall exposure level for dashplane\.service: ([\d.]+)/.exec(stdout)?.[1]);
       expect(score, stdout.split('\n').slice(-3).join('\n')).to.be.at.most(2);
@@ -197,7 +203,9 @@ describe('deployment files (deploy/, Dockerfile)', function () {
 
     it('its environment is configuration the server accepts, and it keeps the data in its state directory', () => {
       const unit = readFileSync(UNIT, 'utf8');
-      const env = Object.fromEntries([...unit.matchAll(/^Environment=(\w+)=(.*)$/gm)].map((m) => [m[1], m[2].replace('%d', '/run/credentials/dashplane.service')]));
+      const env = Object.fromEntries(
+        [...unit.matchAll(/^Environment=(\w+)=(.*)$/gm)].map((m) => [m[1], m[2].replace('%d', '/run/credentials/dashplane.service')]),
+      );
       delete env.NODE_ENV;
       expectAccepted(env);
       expect(env.DASHPLANE_DATABASE_LEVEL_PATH).to.equal('/var/lib/dashplane');

@@ -56,7 +56,8 @@ describe('documentation in the repository', () => {
         const [path, anchor] = target.split('#', 2);
         const file = path ? join(dirname(join(PACKAGE_ROOT, doc)), path) : join(PACKAGE_ROOT, doc);
         if (!existsSync(file)) broken.push(`${doc}: ${target} (no such file)`);
-        else if (anchor && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${doc}: ${target} (no such heading)`);
+        else if (anchor && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor))
+          broken.push(`${doc}: ${target} (no such heading)`);
         else if (relative(PACKAGE_ROOT, file).startsWith('..')) broken.push(`${doc}: ${target} (outside the repository)`);
       }
     }
@@ -72,7 +73,8 @@ describe('documentation in the repository', () => {
       ...TOP_DOCS.map((f) => join(PACKAGE_ROOT, f)),
       join(PACKAGE_ROOT, 'Dockerfile'),
     ].filter(existsSync);
-    const outside = /\.\.\/shared\b|design\/(API|UI|ARCHITECTURE|SECURITY-TESTS)\.md|(?<![\w/])(?:UI|ARCHITECTURE)\.md|SECURITY-TESTS\.md|(?<!docs\/)(?<![\w/])API\.md|\/work\//;
+    const outside =
+      /\.\.\/shared\b|design\/(API|UI|ARCHITECTURE|SECURITY-TESTS)\.md|(?<![\w/])(?:UI|ARCHITECTURE)\.md|SECURITY-TESTS\.md|(?<!docs\/)(?<![\w/])API\.md|\/work\//;
     const found: string[] = [];
     for (const f of all) {
       const rel = relative(PACKAGE_ROOT, f);
@@ -89,6 +91,7 @@ describe('documentation in the repository', () => {
   it('docs/api.md lists every error reason with its status, and every kind with its plural and scope', () => {
     const api = readFileSync(join(PACKAGE_ROOT, 'docs', 'api.md'), 'utf8');
     for (const r of REASONS) expect(api, r).to.match(new RegExp(`^\\| \`${r}\` \\| ${statusOf(r)} \\|`, 'm'));
-    for (const d of buildKindRegistry().all()) expect(api, d.kind).to.match(new RegExp(`^\\| ${d.kind} \\| ${d.plural} \\| ${d.scope} \\| ${d.history ? 'yes' : ''} ?\\|`, 'm'));
+    for (const d of buildKindRegistry().all())
+      expect(api, d.kind).to.match(new RegExp(`^\\| ${d.kind} \\| ${d.plural} \\| ${d.scope} \\| ${d.history ? 'yes' : ''} ?\\|`, 'm'));
   });
 });

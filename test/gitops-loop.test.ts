@@ -13,7 +13,8 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { dashctl, show, summary, type Run } from './helpers/dashctl.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
-const folder = (name: string, title = name) => `kind: Folder\nmetadata:\n  name: ${name}\n  project: demo\n  tags: [gitops]\nspec:\n  display:\n    name: ${title}\n  items: []\n`;
+const folder = (name: string, title = name) =>
+  `kind: Folder\nmetadata:\n  name: ${name}\n  project: demo\n  tags: [gitops]\nspec:\n  display:\n    name: ${title}\n  items: []\n`;
 
 describe('the GitOps loop: a real Git repository, diff at every commit, plan then all or nothing', function () {
   this.timeout(180_000);
@@ -21,7 +22,8 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
   let tmp: ReturnType<typeof tempDir>;
   let repo: string;
   const run = (args: string[]): Promise<Run> => dashctl(join(tmp.path, 'config.json'), args);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', '-C', repo, ...args], { encoding: 'utf8' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', '-C', repo, ...args], { encoding: 'utf8' });
   const commit = (message: string) => {
     git('add', '-A');
     git('commit', '-q', '-m', message);
@@ -100,7 +102,9 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     const refused = await run(['apply', '-f', repo, '--prune', '--prune-tag', 'gitops']);
     expect(refused.code, show(refused)).to.equal(1);
     expect(refused.stdout).to.include('plan: create 1, configure 0, unchanged 20, prune 1').and.include('- Folder demo/team-b (prune)');
-    expect(refused.stdout).to.include('created 0, configured 0, unchanged 0, pruned 0, failed 0 (nothing applied: the plan deletes 1 object(s); run again with --yes to carry it out)');
+    expect(refused.stdout).to.include(
+      'created 0, configured 0, unchanged 0, pruned 0, failed 0 (nothing applied: the plan deletes 1 object(s); run again with --yes to carry it out)',
+    );
     expect(await status('/api/v1/projects/demo/folders/team-c'), 'the create was not carried out either').to.equal(404);
     expect(await status('/api/v1/projects/demo/folders/team-b')).to.equal(200);
 
@@ -112,7 +116,8 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     expect((await run(['diff', '-f', repo, '--prune', '--prune-tag', 'gitops'])).code).to.equal(0);
     // the examples do not carry the tag (a warning says so); the team folders all do
     expect(done.stderr).to.include('do not carry tag "gitops"');
-    for (const r of [refused, done, diff]) expect(r.stderr.split('do not carry tag').length - 1, `the warning once: ${show(r)}`).to.equal(1);
+    for (const r of [refused, done, diff])
+      expect(r.stderr.split('do not carry tag').length - 1, `the warning once: ${show(r)}`).to.equal(1);
     const tagged = await run(['diff', '-f', join(repo, 'team'), '--prune', '--prune-tag', 'gitops']);
     expect(tagged.code, show(tagged)).to.equal(0);
     expect(tagged.stderr).to.not.include('do not carry tag');
@@ -120,7 +125,10 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
 
   it('commit 5: the last Variable manifest leaves the input: apply --prune deletes the tagged Variable (every kind carrying the tag is pruned); --prune-kind folder leaves it', async () => {
     const team = join(repo, 'team');
-    writeFileSync(join(team, 'var.yaml'), 'kind: Variable\nmetadata:\n  name: team-var\n  project: demo\n  tags: [gitops]\nspec:\n  kind: TextVariable\n  spec: {value: x}\n');
+    writeFileSync(
+      join(team, 'var.yaml'),
+      'kind: Variable\nmetadata:\n  name: team-var\n  project: demo\n  tags: [gitops]\nspec:\n  kind: TextVariable\n  spec: {value: x}\n',
+    );
     commit('a variable');
     const added = await run(['apply', '-f', team, '--prune', '--prune-tag', 'gitops', '--yes']);
     expect(summary(added), show(added)).to.deep.equal({ created: 1, configured: 0, unchanged: 2, pruned: 0, failed: 0 });
@@ -147,7 +155,12 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
   it('an edit in the web UI between two applies: the next apply refuses and writes nothing, naming who; --force-conflicts takes it back', async () => {
     const path = '/api/v1/projects/demo/folders/team-a';
     const live = (await srv.api('GET', path)).body;
-    const ui = await srv.api('PUT', path, { ...live, spec: { ...live.spec, display: { name: 'renamed in the UI' } } }, { 'x-dashplane-manager': 'web-ui' });
+    const ui = await srv.api(
+      'PUT',
+      path,
+      { ...live, spec: { ...live.spec, display: { name: 'renamed in the UI' } } },
+      { 'x-dashplane-manager': 'web-ui' },
+    );
     expect(ui.status, ui.text).to.equal(200);
     edit('team/a.yaml', 'name: team-a\n  items', 'name: Team A\n  items');
     writeFileSync(join(repo, 'team', 'd.yaml'), folder('team-d'));
@@ -194,24 +207,40 @@ describe('the GitOps loop: a real Git repository, diff at every commit, plan the
     const dir = join(tmp.path, 'projects');
     mkdirSync(dir);
     const tagged = (name: string) => ({ kind: 'Project', metadata: { name, tags: ['teams'] }, spec: {} });
-    const plainFolder = (project: string, name: string) => ({ kind: 'Folder', metadata: { name, project }, spec: { display: { name }, items: [] } });
+    const plainFolder = (project: string, name: string) => ({
+      kind: 'Folder',
+      metadata: { name, project },
+      spec: { display: { name }, items: [] },
+    });
     for (const p of ['old-team', 'used']) expect((await srv.api('POST', '/api/v1/projects', tagged(p))).status).to.equal(200);
-    for (const f of ['one', 'two']) expect((await srv.api('POST', '/api/v1/projects/old-team/folders', plainFolder('old-team', f))).status).to.equal(200);
+    for (const f of ['one', 'two'])
+      expect((await srv.api('POST', '/api/v1/projects/old-team/folders', plainFolder('old-team', f))).status).to.equal(200);
     // the input: one tagged project, and a folder in "used", a tagged project the input does not list
     writeFileSync(join(dir, 'kept.yaml'), 'kind: Project\nmetadata:\n  name: kept\n  tags: [teams]\nspec: {}\n');
-    writeFileSync(join(dir, 'folder.yaml'), 'kind: Folder\nmetadata:\n  name: from-git\n  project: used\nspec:\n  display:\n    name: from-git\n  items: []\n');
+    writeFileSync(
+      join(dir, 'folder.yaml'),
+      'kind: Folder\nmetadata:\n  name: from-git\n  project: used\nspec:\n  display:\n    name: from-git\n  items: []\n',
+    );
 
     const diff = await run(['diff', '-f', dir, '--prune', '--prune-tag', 'teams']);
     expect(diff.code, show(diff)).to.equal(1);
     expect(diff.stdout)
-      .to.include('# PRUNE: Project/old-team carries tag "teams" and is not in the input; apply --prune would delete it, with the 2 object(s) in it: folders 2')
+      .to.include(
+        '# PRUNE: Project/old-team carries tag "teams" and is not in the input; apply --prune would delete it, with the 2 object(s) in it: folders 2',
+      )
       .and.not.include('Project/used');
     const refused = await run(['apply', '-f', dir, '--prune', '--prune-tag', 'teams']);
     expect(refused.code, show(refused)).to.equal(1);
-    expect(refused.stdout).to.include('plan: create 2, configure 0, unchanged 0, prune 1').and.include('- Project old-team (prune, with the 2 object(s) in it: folders 2)');
-    expect(refused.stdout).to.include('(nothing applied: the plan deletes 1 object(s) and the 2 object(s) inside the pruned project(s); run again with --yes to carry it out)');
+    expect(refused.stdout)
+      .to.include('plan: create 2, configure 0, unchanged 0, prune 1')
+      .and.include('- Project old-team (prune, with the 2 object(s) in it: folders 2)');
+    expect(refused.stdout).to.include(
+      '(nothing applied: the plan deletes 1 object(s) and the 2 object(s) inside the pruned project(s); run again with --yes to carry it out)',
+    );
     // the folder lacks the tag: it is applied, but would never be pruned
-    expect(refused.stderr).to.include('warning: 1 object(s) of the input do not carry tag "teams" (Folder used/from-git): --prune never deletes them');
+    expect(refused.stderr).to.include(
+      'warning: 1 object(s) of the input do not carry tag "teams" (Folder used/from-git): --prune never deletes them',
+    );
 
     const done = await run(['apply', '-f', dir, '--prune', '--prune-tag', 'teams', '--yes']);
     expect(done.code, show(done)).to.equal(0);

@@ -13,14 +13,16 @@ const grid = { x: 0, y: 0, w: 12, h: 8 };
 const migrateOne = (panel: object, datasource: object | null = { type: 'prometheus', uid: 'prom' }): MigrationResult =>
   migrateGrafanaDashboard({ title: 't', panels: [{ gridPos: grid, datasource, ...panel }] });
 const first = (r: MigrationResult): any => r.dashboard.spec.panels['0'];
-const entryOf = (r: MigrationResult, title: string): ReportEntry => r.report.entries.find((e) => e.subject === 'panel' && e.source.endsWith(`"${title}"`))!;
+const entryOf = (r: MigrationResult, title: string): ReportEntry =>
+  r.report.entries.find((e) => e.subject === 'panel' && e.source.endsWith(`"${title}"`))!;
 const panelOf = (r: MigrationResult, title: string): any => r.dashboard.spec.panels[entryOf(r, title).path!.split('.').pop()!];
 
 describe('Grafana migration: fidelity defects found on real dashboards', () => {
   describe('in the corpus', () => {
     const results = new Map<string, MigrationResult>();
     const migrate = (prefix: string): MigrationResult => {
-      if (!results.has(prefix)) results.set(prefix, migrateGrafanaDashboard(corpusDashboards().find((d) => d.file.startsWith(prefix))!.json));
+      if (!results.has(prefix))
+        results.set(prefix, migrateGrafanaDashboard(corpusDashboards().find((d) => d.file.startsWith(prefix))!.json));
       return results.get(prefix)!;
     };
     before(function () {
@@ -49,13 +51,19 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
     });
 
     it("shows Grafana's default reducer, the last non-null value, when reduceOptions names none (dotdc k8s-views-pods stats, ceph hardware pies)", () => {
-      expect(panelOf(migrate('dotdc__grafana-dashboards-kubernetes__dashboards_k8s-views-pods'), 'QOS Class').spec.plugin.spec.calculation).to.equal('last-number');
-      expect(panelOf(migrate('monitoring-mixins__website__assets_ceph_dashboards_hardware'), 'Drive Types').spec.plugin.spec.calculation).to.equal('last-number');
+      expect(
+        panelOf(migrate('dotdc__grafana-dashboards-kubernetes__dashboards_k8s-views-pods'), 'QOS Class').spec.plugin.spec.calculation,
+      ).to.equal('last-number');
+      expect(
+        panelOf(migrate('monitoring-mixins__website__assets_ceph_dashboards_hardware'), 'Drive Types').spec.plugin.spec.calculation,
+      ).to.equal('last-number');
     });
 
     it('reports the series name a stat showed beside its value (percona PostgreSQL Instances Overview "Slow queries", text mode value_and_name)', () => {
       const r = migrate('percona__grafana-dashboards__dashboards_PostgreSQL_PostgreSQL_Instances_Overview');
-      expect(entryOf(r, 'Slow queries').notes).to.include('text mode "value and name" shows the value only: StatChart shows no series name beside it');
+      expect(entryOf(r, 'Slow queries').notes).to.include(
+        'text mode "value and name" shows the value only: StatChart shows no series name beside it',
+      );
     });
 
     it('reports continuous colour schemes on time series, bar gauges and tables that colour their cells (kafka-overview, percona pg-instance)', () => {
@@ -64,8 +72,12 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
         'colour scheme "continuous-BlYlRd" (a colour along a gradient by value) is not supported: each series takes its colour from the palette',
       );
       const pg = migrate('percona__grafana-dashboards__dashboards_Experimental_pg-instance');
-      expect(entryOf(pg, 'Tuples').notes).to.include('colour scheme "continuous-BlYlRd" (a colour along a gradient by value) is not supported: BarChart colours from its palette');
-      expect(entryOf(pg, 'Queries').notes).to.include('colour scheme "continuous-GrYlRd" (a colour along a gradient by value) is not supported: Perses colours cells by value conditions only');
+      expect(entryOf(pg, 'Tuples').notes).to.include(
+        'colour scheme "continuous-BlYlRd" (a colour along a gradient by value) is not supported: BarChart colours from its palette',
+      );
+      expect(entryOf(pg, 'Queries').notes).to.include(
+        'colour scheme "continuous-GrYlRd" (a colour along a gradient by value) is not supported: Perses colours cells by value conditions only',
+      );
       // a table that colours no cell loses nothing to its scheme (dotdc k8s-views-nodes "Persistent Volumes - Usage in GB")
       const nodes = migrate('dotdc__grafana-dashboards-kubernetes__dashboards_k8s-views-nodes');
       expect(entryOf(nodes, 'Persistent Volumes - Usage in GB').notes.join('\n')).not.to.match(/colour scheme/);
@@ -76,7 +88,12 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
     const r = migrateOne({ type: 'timeseries', title: 'Requests', targets: [{ refId: 'A', expr: 'rate(http_requests_total[5m])' }] });
     expect(first(r).spec.plugin.spec.legend).to.deep.equal({ position: 'bottom', mode: 'list' });
     // a legend switched off stays off
-    const hidden = migrateOne({ type: 'timeseries', title: 'Requests', options: { legend: { showLegend: false } }, targets: [{ refId: 'A', expr: 'up' }] });
+    const hidden = migrateOne({
+      type: 'timeseries',
+      title: 'Requests',
+      options: { legend: { showLegend: false } },
+      targets: [{ refId: 'A', expr: 'up' }],
+    });
     expect(first(hidden).spec.plugin.spec).not.to.have.property('legend');
   });
 
@@ -118,7 +135,11 @@ describe('Grafana migration: fidelity defects found on real dashboards', () => {
       null,
     );
     expect(first(r).spec.queries.map((q: any) => q.spec.plugin.spec.query)).to.deep.equal(['node_load1']);
-    expect(r.report.entries[0].notes).to.deep.equal(['query B is empty and is not migrated', 'query C is empty and is not migrated', 'query D is empty and is not migrated']);
+    expect(r.report.entries[0].notes).to.deep.equal([
+      'query B is empty and is not migrated',
+      'query C is empty and is not migrated',
+      'query D is empty and is not migrated',
+    ]);
     expect(r.report.summary.queries).to.include({ total: 4, mapped: 1, dropped: 3, placeholder: 0 });
   });
 });

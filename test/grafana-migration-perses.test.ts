@@ -12,13 +12,34 @@ type Patch = (expected: any) => any;
 
 /** Deliberate differences: why, and Perses' expected output turned into ours. */
 const DIFFERENCES: Record<string, { why: string; patch: Patch }> = {
-  internal_api_e2e_api_testdata_empty: { why: 'the time range (now-6h) and time zone (utc) are kept', patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h', timezone: 'UTC' } }) },
-  internal_api_plugin_migrate_testdata_dashboards_basic: { why: 'the refresh interval (1m) is kept', patch: (e) => ({ ...e, spec: { ...e.spec, refreshInterval: '1m' } }) },
-  internal_api_plugin_migrate_testdata_dashboards_empty_panels_list: { why: 'the time range (now-6h) is kept', patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h' } }) },
-  internal_api_plugin_migrate_testdata_dashboards_library_panel: { why: 'the time range (now-6h) is kept', patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h' } }) },
-  internal_api_plugin_migrate_testdata_dashboards_panel_repeat: { why: 'panels above the first row get no "Panel Group 1" header (Grafana shows none)', patch: withoutFirstHeader },
-  internal_api_plugin_migrate_testdata_dashboards_panel_repeat_only: { why: 'panels above the first row get no "Panel Group 1" header', patch: withoutFirstHeader },
-  internal_api_plugin_migrate_testdata_dashboards_panel_with_links: { why: 'panels above the first row get no "Panel Group 1" header', patch: withoutFirstHeader },
+  internal_api_e2e_api_testdata_empty: {
+    why: 'the time range (now-6h) and time zone (utc) are kept',
+    patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h', timezone: 'UTC' } }),
+  },
+  internal_api_plugin_migrate_testdata_dashboards_basic: {
+    why: 'the refresh interval (1m) is kept',
+    patch: (e) => ({ ...e, spec: { ...e.spec, refreshInterval: '1m' } }),
+  },
+  internal_api_plugin_migrate_testdata_dashboards_empty_panels_list: {
+    why: 'the time range (now-6h) is kept',
+    patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h' } }),
+  },
+  internal_api_plugin_migrate_testdata_dashboards_library_panel: {
+    why: 'the time range (now-6h) is kept',
+    patch: (e) => ({ ...e, spec: { ...e.spec, duration: '6h' } }),
+  },
+  internal_api_plugin_migrate_testdata_dashboards_panel_repeat: {
+    why: 'panels above the first row get no "Panel Group 1" header (Grafana shows none)',
+    patch: withoutFirstHeader,
+  },
+  internal_api_plugin_migrate_testdata_dashboards_panel_repeat_only: {
+    why: 'panels above the first row get no "Panel Group 1" header',
+    patch: withoutFirstHeader,
+  },
+  internal_api_plugin_migrate_testdata_dashboards_panel_with_links: {
+    why: 'panels above the first row get no "Panel Group 1" header',
+    patch: withoutFirstHeader,
+  },
   'internal_api_plugin_migrate_testdata_non-reg_cue-marshal_dashboards_simple': {
     why: 'a dashboard without uid is named after its title (Perses: an empty, invalid name); a panel without gridPos gets 12x8 (Perses: 0x0, invisible); no "Panel Group 1" header',
     patch: (e) => {
@@ -107,7 +128,9 @@ function withoutFirstHeader(e: any): any {
 /** What we compare for a dashboard-level case: everything but plugin contents (those cases run on Perses' dummy test plugins) and descriptions. */
 function structure(d: any): any {
   const spec = d.spec;
-  const panels = Object.fromEntries(Object.entries<any>(spec.panels).map(([k, p]) => [k, { name: p.spec.display?.name, links: p.spec.links }]));
+  const panels = Object.fromEntries(
+    Object.entries<any>(spec.panels).map(([k, p]) => [k, { name: p.spec.display?.name, links: p.spec.links }]),
+  );
   const variables = (spec.variables ?? []).map((v: any) => ({ kind: v.kind, ...v.spec, plugin: undefined }));
   return JSON.parse(JSON.stringify({ metadata: d.metadata, spec: { ...spec, panels, variables } }));
 }
@@ -116,7 +139,8 @@ function structure(d: any): any {
 function run(c: PersesCase): any {
   const kind = c.expected.kind;
   if (kind === 'Dashboard') return structure(migrateGrafanaDashboard(c.input).dashboard);
-  if (/Variable$/.test(kind)) return migrateGrafanaDashboard({ title: 't', templating: { list: [c.input] } }).dashboard.spec.variables?.[0]?.spec.plugin;
+  if (/Variable$/.test(kind))
+    return migrateGrafanaDashboard({ title: 't', templating: { list: [c.input] } }).dashboard.spec.variables?.[0]?.spec.plugin;
   const grid = { x: 0, y: 0, w: 12, h: 8 };
   if (/Query$/.test(kind)) {
     const panel = { type: kind === 'LokiLogQuery' ? 'logs' : 'timeseries', gridPos: grid, targets: [c.input] };

@@ -13,7 +13,8 @@ const DATA = join(process.cwd(), 'test', 'data', 'grafana');
 const load = (file: string): any => JSON.parse(readFileSync(join(DATA, file), 'utf8'));
 const migrate = (file: string, opts: MigrateOptions = {}): MigrationResult => migrateGrafanaDashboard(load(file), opts);
 const dashboardNotes = (r: MigrationResult): string[] => r.report.entries.find((e) => e.subject === 'dashboard')!.notes;
-const panelsOf = (r: MigrationResult): any[] => r.dashboard.spec.layouts.flatMap((l: any) => l.spec.items).map((i: any) => r.dashboard.spec.panels[i.content.$ref.split('/').pop()]);
+const panelsOf = (r: MigrationResult): any[] =>
+  r.dashboard.spec.layouts.flatMap((l: any) => l.spec.items).map((i: any) => r.dashboard.spec.panels[i.content.$ref.split('/').pop()]);
 
 describe('Grafana migration of the dashboards the audit found mishandled', () => {
   it('keeps the legacy rows[] of a dashboard that also has panels[], after them, as Grafana does (legacy-rows-and-panels)', () => {
@@ -33,7 +34,13 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
 
   it('keeps panels whose repeatPanelId is 0 or repeatedByRow false, and names every copy left out (falsy-repeat-markers)', () => {
     const r = migrate('falsy-repeat-markers.json');
-    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal(['Load on $host', 'Memory (repeatedByRow false)', 'Disk (repeatPanelId 0)', 'Packets in on $host', 'Errors (repeatPanelId 0)']);
+    expect(panelsOf(r).map((p) => p.spec.display.name)).to.deep.equal([
+      'Load on $host',
+      'Memory (repeatedByRow false)',
+      'Disk (repeatPanelId 0)',
+      'Packets in on $host',
+      'Errors (repeatPanelId 0)',
+    ]);
     expect(dashboardNotes(r)).to.include(
       '2 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: timeseries "Load on $host" (copy of panel 10), stat "Packets in on $host" (copy of panel 21)',
     );
@@ -42,7 +49,9 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
   it('names the copies of a repeated legacy row it leaves out (linkerd2 conduit-dashboard)', () => {
     const r = migrate('linkerd2__conduit-dashboard.json');
     expect(r.report.summary.panels.total).to.equal(13);
-    expect(dashboardNotes(r)).to.include('1 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: row "$target_deployment" (with 4 panel(s))');
+    expect(dashboardNotes(r)).to.include(
+      '1 panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: row "$target_deployment" (with 4 panel(s))',
+    );
   });
 
   it('keeps a datasource named through input when the caller also gives one (ingress-nginx request-handling-performance)', () => {
@@ -53,7 +62,9 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(datasources).to.have.length(13);
     expect(datasources.every((d: any) => d?.name === 'thanos')).to.equal(true);
     const variable = r.report.entries.find((e) => e.source === 'datasource variable "DS_PROMETHEUS"')!;
-    expect(variable.notes).to.deep.equal(['queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS: the choice among datasources is not kept']);
+    expect(variable.notes).to.deep.equal([
+      'queries that used $DS_PROMETHEUS now use the datasource "thanos" given as input DS_PROMETHEUS: the choice among datasources is not kept',
+    ]);
   });
 
   it('gives a dashboard whose time zone is "default" no time zone, the browser\'s (monitoring-mixins couchdb-logs)', () => {
@@ -90,7 +101,12 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
         max: 1000,
       },
     });
-    expect(valueOptions.spec).to.deep.equal({ calculation: 'max', format: { unit: 'bytes', decimalPlaces: 0 }, thresholds: { steps: [{ value: 0, color: '#5794f2' }] }, max: 2000000000000 });
+    expect(valueOptions.spec).to.deep.equal({
+      calculation: 'max',
+      format: { unit: 'bytes', decimalPlaces: 0 },
+      thresholds: { steps: [{ value: 0, color: '#5794f2' }] },
+      max: 2000000000000,
+    });
     // a percent unit meant the range 0-100 before Grafana 8
     expect(fieldOptions.spec).to.deep.equal({
       calculation: 'last-number',
@@ -126,7 +142,9 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
 
   it('names the data links on values it does not carry, in every Grafana form (data-links-grafana6-forms)', () => {
     const r = migrate('data-links-grafana6-forms.json');
-    const links = r.report.entries.filter((e) => e.subject === 'panel').map((e) => e.notes.find((n) => n.startsWith('data links on values are not carried')));
+    const links = r.report.entries
+      .filter((e) => e.subject === 'panel')
+      .map((e) => e.notes.find((n) => n.startsWith('data links on values are not carried')));
     expect(links.map((n) => n?.match(/"[^"]+" \(/g)?.length)).to.deep.equal([2, 2, 2, undefined]);
     expect(links[0]).to.include('"Traces of this route" (https://traces.example.com/search?route=${__series_name}&at=${__value_time})');
     expect(links[1]).to.include('"Error logs" (https://logs.example.com/?q=route%3D${__field_name}&value=${__value_numeric})');
@@ -137,17 +155,27 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     const r = migrate('monitoring-mixins__couchdb-logs.json');
     const noted = r.report.entries.filter((e) => e.notes.some((n) => n.startsWith('transformations are not applied')));
     expect(noted.map((e) => [e.source, e.result, e.notes.find((n) => n.startsWith('transformations'))])).to.deep.equal([
-      ['timeseries "Logs volume"', 'TimeSeriesChart', 'transformations are not applied (only Perses tables have transforms): renameByRegex'],
+      [
+        'timeseries "Logs volume"',
+        'TimeSeriesChart',
+        'transformations are not applied (only Perses tables have transforms): renameByRegex',
+      ],
     ]);
   });
 
   it('reads the variables, time range and graphs of schema 1 (services.filter, graphite panels: schema1-services-filter)', () => {
     const r = migrate('schema1-services-filter.json');
     expect(r.dashboard.spec.duration).to.equal('12h');
-    expect((r.dashboard.spec.variables ?? []).map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal(['instance PrometheusLabelValuesVariable', 'stage StaticListVariable']);
+    expect((r.dashboard.spec.variables ?? []).map((v: any) => `${v.spec.name} ${v.spec.plugin.kind}`)).to.deep.equal([
+      'instance PrometheusLabelValuesVariable',
+      'stage StaticListVariable',
+    ]);
     expect(r.report.summary.panels).to.include({ total: 4, placeholder: 0 });
     expect(panelsOf(r).map((p) => p.spec.plugin.kind)).to.deep.equal(['TimeSeriesChart', 'TimeSeriesChart', 'TimeSeriesChart', 'Markdown']);
-    expect(panelsOf(r)[0].spec.plugin.spec).to.deep.equal({ legend: { position: 'bottom', mode: 'list' }, yAxis: { format: { unit: 'percent' }, min: 0, max: 100 } });
+    expect(panelsOf(r)[0].spec.plugin.spec).to.deep.equal({
+      legend: { position: 'bottom', mode: 'list' },
+      yAxis: { format: { unit: 'percent' }, min: 0, max: 100 },
+    });
     expect(panelsOf(r)[1].spec.plugin.spec).to.deep.equal({ yAxis: { format: { unit: 'decimal' } } });
   });
 
@@ -160,7 +188,10 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
       'mount StaticListVariable',
       'step StaticListVariable',
     ]);
-    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal(['annotation "reboots" mapped', 'annotation "maintenance" dropped']);
+    expect(r.report.entries.filter((e) => e.subject === 'annotation').map((e) => `${e.source} ${e.outcome}`)).to.deep.equal([
+      'annotation "reboots" mapped',
+      'annotation "maintenance" dropped',
+    ]);
     expect(r.dashboard.spec.annotations[0].plugin.spec.expr).to.equal('changes(node_boot_time_seconds[5m]) > 0');
     expect(formatReport(r.report, true)).not.to.include('undefined');
   });
@@ -186,7 +217,12 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
   });
 
   it('reads the classic model inside a Grafana 12 v1 resource, named after its metadata.name', () => {
-    const r = migrateGrafanaDashboard({ apiVersion: 'dashboard.grafana.app/v1beta1', kind: 'Dashboard', metadata: { name: 'abc' }, spec: { title: 'T', panels: [{ type: 'text', title: 'a' }] } });
+    const r = migrateGrafanaDashboard({
+      apiVersion: 'dashboard.grafana.app/v1beta1',
+      kind: 'Dashboard',
+      metadata: { name: 'abc' },
+      spec: { title: 'T', panels: [{ type: 'text', title: 'a' }] },
+    });
     expect(r.dashboard.metadata.name).to.equal('abc');
     expect(r.report.summary.panels.total).to.equal(1);
   });
@@ -206,9 +242,14 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
     expect(plugins.slice(0, 3)).to.deep.equal([
       { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'LokiDatasource' } },
       { kind: 'LokiLabelValuesVariable', spec: { datasource: '$loki_datasource', labelName: 'job', matchers: [] } },
-      { kind: 'LokiLabelValuesVariable', spec: { datasource: '$loki_datasource', labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] } },
+      {
+        kind: 'LokiLabelValuesVariable',
+        spec: { datasource: '$loki_datasource', labelName: 'couchdb_cluster', matchers: ['{job=~"$job"}'] },
+      },
     ]);
-    expect(r.report.entries.filter((e) => e.subject === 'variable' && e.result?.startsWith('LokiLabel')).map((e) => e.outcome)).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped']);
+    expect(
+      r.report.entries.filter((e) => e.subject === 'variable' && e.result?.startsWith('LokiLabel')).map((e) => e.outcome),
+    ).to.deep.equal(['mapped', 'mapped', 'mapped', 'mapped']);
   });
 
   it("keeps Loki variables without a datasource of their own on the export's only datasource input, Loki, not on Prometheus (loki-variables-export)", () => {
@@ -234,12 +275,21 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
   it('quotes multi-line query texts on one line in notes (ingress-nginx request-handling-performance)', () => {
     const r = migrate('ingress-nginx__request-handling-performance.json');
     const hidden = r.report.entries.flatMap((e) => e.notes).find((n) => n.includes('was hidden in Grafana'))!;
-    expect(hidden).to.equal('query A was hidden in Grafana and is not migrated: "sum (rate(nginx_ingress_controller_response_size_bucket{ ingress =~ \\"$ingress\\", }[1m])) by (le)"');
+    expect(hidden).to.equal(
+      'query A was hidden in Grafana and is not migrated: "sum (rate(nginx_ingress_controller_response_size_bucket{ ingress =~ \\"$ingress\\", }[1m])) by (le)"',
+    );
   });
 
   it('says why a query is a placeholder when the server has a plugin of its datasource type', () => {
-    const panel = { type: 'timeseries', title: 'Influx', datasource: { type: 'influxdb', uid: 'x' }, targets: [{ refId: 'A', query: 'SELECT 1' }] };
-    const notesWith = (has: boolean) => migrateGrafanaDashboard({ title: 't', panels: [panel] }, { hasPlugin: (k) => has || !k.startsWith('InfluxDB') }).report.entries[0].notes;
+    const panel = {
+      type: 'timeseries',
+      title: 'Influx',
+      datasource: { type: 'influxdb', uid: 'x' },
+      targets: [{ refId: 'A', query: 'SELECT 1' }],
+    };
+    const notesWith = (has: boolean) =>
+      migrateGrafanaDashboard({ title: 't', panels: [panel] }, { hasPlugin: (k) => has || !k.startsWith('InfluxDB') }).report.entries[0]
+        .notes;
     expect(notesWith(true)).to.deep.equal([
       'query A (influxdb) is kept as a placeholder query that returns no data: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it: recreate the query with it; the original: "SELECT 1"',
     ]);
@@ -257,14 +307,22 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
       fieldConfig: { defaults: {}, overrides: [] },
       options: {},
     };
-    const inline = { ...reference, id: 5, title: 'Inline copy', libraryPanel: { uid: 'lib-inline', name: 'Inline' }, targets: [{ refId: 'A', expr: 'sum(rate(errors_total[5m]))' }] };
+    const inline = {
+      ...reference,
+      id: 5,
+      title: 'Inline copy',
+      libraryPanel: { uid: 'lib-inline', name: 'Inline' },
+      targets: [{ refId: 'A', expr: 'sum(rate(errors_total[5m]))' }],
+    };
     const r = migrateGrafanaDashboard({ title: 'libs', panels: [reference, inline] });
     expect(r.report.entries.slice(0, 2).map((e) => [e.source, e.result, e.outcome])).to.deep.equal([
       ['library panel "Error rate per service"', 'Markdown (placeholder)', 'placeholder'],
       ['table "Inline copy"', 'Table', 'mapped'],
     ]);
     expect(r.report.entries[0].notes[0]).to.match(/library panel whose definition is not in this file/);
-    expect(r.dashboard.spec.panels['0'].spec.plugin.spec.text).to.match(/^\*\*Not migrated from Grafana\*\*: "Error rate per service" is a `table` panel\. It is a Grafana library panel/);
+    expect(r.dashboard.spec.panels['0'].spec.plugin.spec.text).to.match(
+      /^\*\*Not migrated from Grafana\*\*: "Error rate per service" is a `table` panel\. It is a Grafana library panel/,
+    );
     const exported = migrateGrafanaDashboard({
       title: 'libs',
       panels: [reference],
@@ -276,6 +334,8 @@ describe('Grafana migration of the dashboards the audit found mishandled', () =>
   it('names a library panel without a name by its uid, and a dashboard without uid or title as such', () => {
     const r = migrateGrafanaDashboard({ panels: [{ libraryPanel: { uid: 'lib-7' }, gridPos: { x: 0, y: 0, w: 6, h: 4 } }] });
     expect(r.report.entries[0].source).to.equal('library panel "lib-7"');
-    expect(dashboardNotes(r)).to.deep.equal(['the dashboard has neither a uid nor a title to name it after: it is named "grafana-dashboard"']);
+    expect(dashboardNotes(r)).to.deep.equal([
+      'the dashboard has neither a uid nor a title to name it after: it is named "grafana-dashboard"',
+    ]);
   });
 });

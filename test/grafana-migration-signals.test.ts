@@ -19,10 +19,14 @@ const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
 /** The server's own options: the kinds it knows, those the web UI draws. */
 const SERVER: MigrateOptions = { hasPlugin: (k) => plugins.get(k) !== undefined, inUi: (k) => plugins.get(k)?.ui === true };
 /** The web UI as it was before it bundled the Loki, Tempo and Pyroscope plugins. */
-const PROMETHEUS_ONLY_UI: MigrateOptions = { ...SERVER, inUi: (k) => SERVER.inUi!(k) && !/^(Loki|Tempo|Pyroscope)|^(LogsTable|TraceTable|TracingGanttChart|FlameChart)$/.test(k) };
+const PROMETHEUS_ONLY_UI: MigrateOptions = {
+  ...SERVER,
+  inUi: (k) => SERVER.inUi!(k) && !/^(Loki|Tempo|Pyroscope)|^(LogsTable|TraceTable|TracingGanttChart|FlameChart)$/.test(k),
+};
 
 const load = (file: string): any => JSON.parse(readFileSync(join(process.cwd(), 'test', 'data', 'grafana', file), 'utf8'));
-const entryOf = (r: MigrationResult, title: string): ReportEntry => r.report.entries.find((e) => e.subject === 'panel' && e.source.endsWith(`"${title}"`))!;
+const entryOf = (r: MigrationResult, title: string): ReportEntry =>
+  r.report.entries.find((e) => e.subject === 'panel' && e.source.endsWith(`"${title}"`))!;
 const panelOf = (r: MigrationResult, title: string): any => r.dashboard.spec.panels[entryOf(r, title).path!.split('.').pop()!];
 const plugin = (r: MigrationResult, title: string, query = 0): any => panelOf(r, title).spec.queries[query].spec.plugin;
 
@@ -32,7 +36,10 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
   it('makes a traces panel a TracingGanttChart and a table of trace search results a TraceTable, on TempoTraceQuery (traces-profiles-logs)', () => {
     expect(panelOf(r, 'Selected trace').spec.plugin).to.deep.equal({ kind: 'TracingGanttChart', spec: {} });
     expect(panelOf(r, 'Selected trace').spec.queries).to.deep.equal([
-      { kind: 'TraceQuery', spec: { plugin: { kind: 'TempoTraceQuery', spec: { datasource: '$tempo', query: '${trace_id}', limit: 20 } } } },
+      {
+        kind: 'TraceQuery',
+        spec: { plugin: { kind: 'TempoTraceQuery', spec: { datasource: '$tempo', query: '${trace_id}', limit: 20 } } },
+      },
     ]);
     expect(entryOf(r, 'Selected trace').notes).to.deep.equal(['query B is empty and is not migrated']);
     expect(panelOf(r, 'Slow payments').spec.plugin).to.deep.equal({ kind: 'TraceTable', spec: {} });
@@ -42,8 +49,14 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
       limit: 20,
     });
     expect(entryOf(r, 'Slow payments').notes).to.include('query A: grouping by k8s.pod.name is not carried');
-    expect(plugin(r, 'Failed cart requests').spec).to.deep.equal({ datasource: '$tempo', query: '{ span.http.route = "/api/cart" && status = error }', limit: 50 });
-    expect(entryOf(r, 'Failed cart requests').notes).to.deep.equal(['query A: the spans per span set (3) are not carried: Perses shows whole traces']);
+    expect(plugin(r, 'Failed cart requests').spec).to.deep.equal({
+      datasource: '$tempo',
+      query: '{ span.http.route = "/api/cart" && status = error }',
+      limit: 50,
+    });
+    expect(entryOf(r, 'Failed cart requests').notes).to.deep.equal([
+      'query A: the spans per span set (3) are not carried: Perses shows whole traces',
+    ]);
   });
 
   it('makes a flame graph a FlameChart on PyroscopeProfileQuery: profile type, service, label filters, max nodes', () => {
@@ -53,7 +66,12 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
     });
     expect(plugin(r, 'Checkout CPU profile')).to.deep.equal({
       kind: 'PyroscopeProfileQuery',
-      spec: { profileType: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds', service: 'checkout', filters: [{ labelName: 'region', operator: '=~', labelValue: 'eu-.*' }], maxNodes: 4096 },
+      spec: {
+        profileType: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds',
+        service: 'checkout',
+        filters: [{ labelName: 'region', operator: '=~', labelValue: 'eu-.*' }],
+        maxNodes: 4096,
+      },
     });
     expect(entryOf(r, 'Checkout CPU profile').outcome).to.equal('mapped');
   });
@@ -62,25 +80,39 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
     expect(entryOf(r, 'Checkout span rate').notes[0]).to.match(
       /^query A \(tempo\) is kept as a placeholder query that returns no data: dashplane migrates tempo queries in traces panels and tables of trace search results only/,
     );
-    expect(entryOf(r, 'Memory in use by pod').notes[0]).to.match(/^query A \(pyroscope\) is kept as a placeholder query .*: dashplane migrates pyroscope queries in flame graph panels only/);
+    expect(entryOf(r, 'Memory in use by pod').notes[0]).to.match(
+      /^query A \(pyroscope\) is kept as a placeholder query .*: dashplane migrates pyroscope queries in flame graph panels only/,
+    );
     expect(r.report.summary.queries).to.include({ total: 10, mapped: 6, placeholder: 3, dropped: 1, unrendered: 0 });
   });
 
   it('makes Loki log panels LogsTable on LokiLogQuery and other Loki panels LokiTimeSeriesQuery, noting the legend format it cannot carry', () => {
-    expect(panelOf(r, 'Checkout errors').spec.plugin).to.deep.equal({ kind: 'LogsTable', spec: { allowWrap: true, enableDetails: true, showTime: true } });
-    expect(plugin(r, 'Checkout errors')).to.deep.equal({ kind: 'LokiLogQuery', spec: { datasource: '$logs', query: '{app="checkout"} |= "error"' } });
+    expect(panelOf(r, 'Checkout errors').spec.plugin).to.deep.equal({
+      kind: 'LogsTable',
+      spec: { allowWrap: true, enableDetails: true, showTime: true },
+    });
+    expect(plugin(r, 'Checkout errors')).to.deep.equal({
+      kind: 'LokiLogQuery',
+      spec: { datasource: '$logs', query: '{app="checkout"} |= "error"' },
+    });
     expect(plugin(r, 'Log lines by level').kind).to.equal('LokiTimeSeriesQuery');
-    expect(entryOf(r, 'Log lines by level').notes).to.deep.equal(['query A: the legend format "{{level}}" is not carried (LokiTimeSeriesQuery names series by their labels)']);
+    expect(entryOf(r, 'Log lines by level').notes).to.deep.equal([
+      'query A: the legend format "{{level}}" is not carried (LokiTimeSeriesQuery names series by their labels)',
+    ]);
   });
 
   it("keeps Tempo and Loki datasource variables as pickers; resolves Pyroscope's (its queries take no datasource variable) to the project's default, and any to the datasource given as input", () => {
-    const notes = (res: MigrationResult) => res.report.entries.filter((e) => e.source.startsWith('datasource variable')).map((e) => `${e.result}: ${e.notes.join()}`);
+    const notes = (res: MigrationResult) =>
+      res.report.entries.filter((e) => e.source.startsWith('datasource variable')).map((e) => `${e.result}: ${e.notes.join()}`);
     expect(notes(r)).to.deep.equal([
       "DatasourceVariable: queries that used $tempo use the datasource it picks among the project's and the global TempoDatasources, by default the project's default",
       "PyroscopeDatasource of the project: queries that used $profiles now use the project's default PyroscopeDatasource: the choice among datasources is not kept",
       "DatasourceVariable: queries that used $logs use the datasource it picks among the project's and the global LokiDatasources, by default the project's default",
     ]);
-    const named = migrateGrafanaDashboard(load('traces-profiles-logs.json'), { ...SERVER, input: { tempo: 'tempo-eu', profiles: 'pyro-eu' } });
+    const named = migrateGrafanaDashboard(load('traces-profiles-logs.json'), {
+      ...SERVER,
+      input: { tempo: 'tempo-eu', profiles: 'pyro-eu' },
+    });
     expect(plugin(named, 'Selected trace').spec.datasource).to.deep.equal({ kind: 'TempoDatasource', name: 'tempo-eu' });
     expect(plugin(named, 'Checkout CPU profile').spec.datasource).to.deep.equal({ kind: 'PyroscopeDatasource', name: 'pyro-eu' });
   });
@@ -113,7 +145,9 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
         outcome: 'unrendered',
         render: {
           renders: false,
-          reasons: ['the web UI does not bundle the plugins FlameChart (panel), PyroscopeProfileQuery (query), PyroscopeDatasource (datasource): the panel shows an error instead'],
+          reasons: [
+            'the web UI does not bundle the plugins FlameChart (panel), PyroscopeProfileQuery (query), PyroscopeDatasource (datasource): the panel shows an error instead',
+          ],
         },
       });
       expect(entryOf(old, 'Log lines by level').render!.reasons).to.deep.equal([
@@ -142,7 +176,9 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
       ]);
       const lacks = (kind: string) => ({
         renders: false,
-        reasons: [`the web UI does not bundle the plugins ${kind} (variable), LokiDatasource (datasource): the variable shows an error instead`],
+        reasons: [
+          `the web UI does not bundle the plugins ${kind} (variable), LokiDatasource (datasource): the variable shows an error instead`,
+        ],
       });
       expect(variables(PROMETHEUS_ONLY_UI)).to.deep.equal([
         ['LokiLabelValuesVariable', 'unrendered', lacks('LokiLabelValuesVariable')],
@@ -172,7 +208,11 @@ describe('Grafana migration of Loki, Tempo and Pyroscope dashboards', () => {
         expect(panelOf(now, 'Logs').spec.queries[0].spec.plugin.kind).to.equal('LokiLogQuery');
         expect(now.report.entries.filter((e) => e.render && !e.render.renders)).to.deep.equal([]);
         const before = migrateGrafanaDashboard(grafana, PROMETHEUS_ONLY_UI);
-        expect(before.report.entries.filter((e) => e.outcome === 'unrendered').map((e) => e.source)).to.deep.equal(['timeseries "Log Rate"', 'logs "Logs"', 'datasource variable "loki_datasource"']);
+        expect(before.report.entries.filter((e) => e.outcome === 'unrendered').map((e) => e.source)).to.deep.equal([
+          'timeseries "Log Rate"',
+          'logs "Logs"',
+          'datasource variable "loki_datasource"',
+        ]);
         expect(before.report.summary.queries).to.include({ mapped: 8, unrendered: 2 });
       });
     });

@@ -131,11 +131,14 @@ describe('Grafana migration over the dashboard corpus', () => {
   });
 
   it("uses only units the web UI's Perses packages can format (an unknown unit makes them throw)", () => {
-    const { formatValue } = createRequire(import.meta.url)('@perses-dev/core/dist/cjs/model/units/units.js') as { formatValue(v: number, f: object): string };
+    const { formatValue } = createRequire(import.meta.url)('@perses-dev/core/dist/cjs/model/units/units.js') as {
+      formatValue(v: number, f: object): string;
+    };
     const units = new Set(MAPPED_GRAFANA_UNITS.map((u) => mapUnit(u)!.unit));
     const collect = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x);
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) k === 'unit' && typeof x === 'string' ? units.add(x) : collect(x);
     };
     for (const r of results.values()) collect(r.dashboard.spec);
     for (const unit of units) expect(() => formatValue(1234.5, { unit }), unit).not.to.throw();
@@ -149,7 +152,9 @@ describe('Grafana migration over the dashboard corpus', () => {
         .map((q) => q.spec.plugin.spec.datasource);
     const picker = (r: MigrationResult) => r.dashboard.spec.variables.find((v: any) => v.spec.name === 'datasource').spec;
     expect(queries(results.get(d.file)!).every((ds) => ds === '$datasource')).to.equal(true);
-    expect(picker(results.get(d.file)!)).to.deep.include({ plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } });
+    expect(picker(results.get(d.file)!)).to.deep.include({
+      plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } },
+    });
     const named = migrateGrafanaDashboard(d.json, { datasource: 'prom-main' });
     expect(queries(named).every((ds) => ds === '$datasource')).to.equal(true);
     expect(picker(named).defaultValue).to.equal('prom-main');

@@ -17,8 +17,16 @@ type Auth = Record<string, string>;
 /** Room for every sign-up these tests make from 127.0.0.1 (the limit has its own test). */
 const ENV = { DASHPLANE_SECURITY_AUTHENTICATION_SIGN_UP_RATE_LIMIT_PER_ADDRESS: '1000' };
 const user = (name: string) => ({ kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-password` } } });
-const rb = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects } });
-const grb = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({ kind: 'GlobalRoleBinding', metadata: { name }, spec: { role, subjects } });
+const rb = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects },
+});
+const grb = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({
+  kind: 'GlobalRoleBinding',
+  metadata: { name },
+  spec: { role, subjects },
+});
 const group = (name: string, members: string[]) => ({ kind: 'Group', metadata: { name }, spec: { members } });
 const User = (name: string) => ({ kind: 'User', name });
 
@@ -36,13 +44,19 @@ async function refused(s: TestServer, auth: Auth, method: string, path: string, 
     r.body.details.map((d: { path: string }) => d.path),
     r.text,
   ).to.deep.equal(paths);
-  for (const d of r.body.details) expect(d.message, r.text).to.match(/^(User|ServiceAccount|GlobalServiceAccount) "[^"]+" does not exist( in project "[^"]+")?; create (the user|the \w+) first/);
+  for (const d of r.body.details)
+    expect(d.message, r.text).to.match(
+      /^(User|ServiceAccount|GlobalServiceAccount) "[^"]+" does not exist( in project "[^"]+")?; create (the user|the \w+) first/,
+    );
 }
 
 /** What `who` may do: the projects they have a role in, and whether they hold a global permission beyond the guest's. */
 async function reach(s: TestServer, who: Auth, name: string): Promise<{ projects: string[]; admin: boolean }> {
   const perms = await must(s, who, 'GET', `/api/v1/users/${name}/permissions`);
-  return { projects: Object.keys(perms).filter((k) => k !== '*'), admin: (await s.api('GET', '/api/v1/users', undefined, who)).status === 200 };
+  return {
+    projects: Object.keys(perms).filter((k) => k !== '*'),
+    admin: (await s.api('GET', '/api/v1/users', undefined, who)).status === 200,
+  };
 }
 
 describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
@@ -78,7 +92,10 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
       // an update adding one is refused too; the binding keeps its subjects
       await must(s, olivia, 'POST', base, rb('team', 'editor', [User('ulla'), { kind: 'Group', name: 'corp:payroll' }]));
       await refused(s, olivia, 'PUT', `${base}/team`, rb('team', 'editor', [User('ulla'), User('newhire')]), ['spec.subjects[1].name']);
-      expect((await must(s, olivia, 'GET', `${base}/team`)).spec.subjects).to.deep.equal([User('ulla'), { kind: 'Group', name: 'corp:payroll' }]);
+      expect((await must(s, olivia, 'GET', `${base}/team`)).spec.subjects).to.deep.equal([
+        User('ulla'),
+        { kind: 'Group', name: 'corp:payroll' },
+      ]);
 
       await signUp(s, 'newhire');
       const stranger = bearer(await login(s, 'newhire'));
@@ -91,14 +108,18 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
 
     it('GRANT-01: a Group member or a GlobalRoleBinding subject that does not exist is refused at its path (also among many members); strangers signing up under those names get nothing', async () => {
       await refused(s, admin, 'POST', '/api/v1/groups', group('auditors', ['ulla', 'ghost-g']), ['spec.members[1]']);
-      await refused(s, admin, 'POST', '/api/v1/globalrolebindings', grb('ghost-admin', 'admin', [User('ulla'), User('ghost-grb')]), ['spec.subjects[1].name']);
+      await refused(s, admin, 'POST', '/api/v1/globalrolebindings', grb('ghost-admin', 'admin', [User('ulla'), User('ghost-grb')]), [
+        'spec.subjects[1].name',
+      ]);
       await must(s, admin, 'POST', '/api/v1/groups', group('auditors', ['ulla']));
       await refused(s, admin, 'PUT', '/api/v1/groups/auditors', group('auditors', ['ulla', 'ghost-g']), ['spec.members[1]']);
       await must(s, admin, 'POST', '/api/v1/globalrolebindings', grb('auditors-admin', 'admin', [{ kind: 'Group', name: 'auditors' }]));
       // 40 new members at once (read as one list): the one missing is still found at its path
       const many = Array.from({ length: 40 }, (_, i) => `member-${i}`);
       for (const name of many) await must(s, admin, 'POST', '/api/v1/users', user(name));
-      await refused(s, admin, 'POST', '/api/v1/groups', group('many', [...many.slice(0, 25), 'ghost-g', ...many.slice(25)]), ['spec.members[25]']);
+      await refused(s, admin, 'POST', '/api/v1/groups', group('many', [...many.slice(0, 25), 'ghost-g', ...many.slice(25)]), [
+        'spec.members[25]',
+      ]);
       await must(s, admin, 'POST', '/api/v1/groups', group('many', many));
 
       for (const name of ['ghost-g', 'ghost-grb']) {
@@ -111,11 +132,27 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
 
     it('GRANT-01: grants stored before the rule (a binding and a group naming nobody) never go to a self-service sign-up, also a signed-in one or a dry run; a user an administrator creates gets them', async () => {
       const at = new Date().toISOString();
-      const meta = (name: string, project?: string) => ({ name, ...(project ? { project } : {}), createdAt: at, updatedAt: at, version: 0 });
+      const meta = (name: string, project?: string) => ({
+        name,
+        ...(project ? { project } : {}),
+        createdAt: at,
+        updatedAt: at,
+        version: 0,
+      });
       const old = { writer: { by: 'someone', manager: 'unknown' } };
-      await s.server.store.create({ kind: 'RoleBinding', metadata: meta('heir-owns', 'payroll'), spec: { role: 'owner', subjects: [User('heir')] } }, old);
+      await s.server.store.create(
+        { kind: 'RoleBinding', metadata: meta('heir-owns', 'payroll'), spec: { role: 'owner', subjects: [User('heir')] } },
+        old,
+      );
       await s.server.store.create({ kind: 'Group', metadata: meta('old-team'), spec: { members: ['heir2'] } }, old);
-      await s.server.store.create({ kind: 'GlobalRoleBinding', metadata: meta('old-team-admin'), spec: { role: 'admin', subjects: [{ kind: 'Group', name: 'old-team' }] } }, old);
+      await s.server.store.create(
+        {
+          kind: 'GlobalRoleBinding',
+          metadata: meta('old-team-admin'),
+          spec: { role: 'admin', subjects: [{ kind: 'Group', name: 'old-team' }] },
+        },
+        old,
+      );
       for (const name of ['heir', 'heir2']) {
         // anonymous, a dry run, and a signed-in user who may not create users (olivia owns a project, nothing more)
         for (const [path, auth] of [
@@ -125,13 +162,23 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
         ] as const) {
           const r = await s.api('POST', path, user(name), auth);
           expect(r.status, `${name} ${path}: ${r.text}`).to.equal(409);
-          expect(r.body.message).to.include(`the name "${name}" is reserved`).and.include('only an administrator or an identity provider may create it');
-          expect(r.body.details).to.deep.equal([{ path: 'metadata.name', message: 'is reserved for a user an administrator or an identity provider creates' }]);
+          expect(r.body.message)
+            .to.include(`the name "${name}" is reserved`)
+            .and.include('only an administrator or an identity provider may create it');
+          expect(r.body.details).to.deep.equal([
+            { path: 'metadata.name', message: 'is reserved for a user an administrator or an identity provider creates' },
+          ]);
         }
         expect((await s.api('GET', `/api/v1/users/${name}`, undefined, admin)).status, 'no user made').to.equal(404);
       }
       // the binding can still be edited (its subject was there before); it gains no new unknown one
-      await must(s, olivia, 'PUT', '/api/v1/projects/payroll/rolebindings/heir-owns', rb('heir-owns', 'owner', [User('heir'), User('ulla')]));
+      await must(
+        s,
+        olivia,
+        'PUT',
+        '/api/v1/projects/payroll/rolebindings/heir-owns',
+        rb('heir-owns', 'owner', [User('heir'), User('ulla')]),
+      );
       // an administrator creates the user the grant was meant for: it gets it
       await must(s, admin, 'POST', '/api/v1/users', user('heir'));
       expect((await reach(s, bearer(await login(s, 'heir')), 'heir')).projects).to.deep.equal(['payroll']);
@@ -141,7 +188,9 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
       await signUp(s, 'leaver');
       await must(s, olivia, 'POST', '/api/v1/projects/payroll/rolebindings', rb('leaver-0', 'owner', [User('leaver')]));
       await must(s, admin, 'POST', '/api/v1/groups', group('leavers', ['leaver', 'ulla']));
-      const racing = Array.from({ length: 12 }, (_, i) => s.api('POST', '/api/v1/projects/payroll/rolebindings', rb(`leaver-${i + 1}`, 'owner', [User('leaver')]), olivia));
+      const racing = Array.from({ length: 12 }, (_, i) =>
+        s.api('POST', '/api/v1/projects/payroll/rolebindings', rb(`leaver-${i + 1}`, 'owner', [User('leaver')]), olivia),
+      );
       const [deleted, ...bound] = await Promise.all([s.api('DELETE', '/api/v1/users/leaver', undefined, admin), ...racing]);
       expect(deleted.status, deleted.text).to.equal(204);
       for (const r of bound) expect(r.status, r.text).to.be.oneOf([200, 400]);
@@ -162,10 +211,22 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
     let s: TestServer;
     let admin: Auth;
     let owner: Auth;
-    const account = (sub: string, login: string) => ({ sub, preferred_username: login, email: `${login}@corp.example`, email_verified: true });
-    const entry = (p: TestOidcProvider, slug: string) => ({ slug_id: slug, name: slug, client_id: p.clientId, client_secret: p.clientSecret, issuer: p.issuer });
+    const account = (sub: string, login: string) => ({
+      sub,
+      preferred_username: login,
+      email: `${login}@corp.example`,
+      email_verified: true,
+    });
+    const entry = (p: TestOidcProvider, slug: string) => ({
+      slug_id: slug,
+      name: slug,
+      client_id: p.clientId,
+      client_secret: p.clientSecret,
+      issuer: p.issuer,
+    });
     /** A browser sign-in through `slug` as the provider's account `sub`: the callback's answer. */
-    const signIn = async (slug: string, sub: string) => (await browserLogin(`${s.url}/api/auth/providers/oidc/${slug}/login`, sub)).callback;
+    const signIn = async (slug: string, sub: string) =>
+      (await browserLogin(`${s.url}/api/auth/providers/oidc/${slug}/login`, sub)).callback;
     const cookies = (r: BrowserResponse): Auth => {
       expect(r.status, `${r.url}: ${r.status} ${r.text.slice(0, 300)}`).to.equal(302);
       return { cookie: cookieHeader(r.setCookie.filter((l) => /^jwt(Payload|Signature)=./.test(l))) };
@@ -176,7 +237,10 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
         startOidcProvider({ accounts: [account('u-carol', 'carol'), account('u-dave', 'dave'), account('u-erin', 'erin')] }),
         startOidcProvider({ accounts: [account('x-carol', 'carol')] }),
       ]);
-      s = await startAuthServer({ ...ENV, DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([entry(corp, 'corp'), entry(other, 'other')]) });
+      s = await startAuthServer({
+        ...ENV,
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([entry(corp, 'corp'), entry(other, 'other')]),
+      });
       corp.allowRedirectUri(`${s.url}/api/auth/providers/oidc/corp/callback`);
       other.allowRedirectUri(`${s.url}/api/auth/providers/oidc/other/callback`);
       admin = bearer(await loginAdmin(s));
@@ -190,13 +254,17 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
     });
 
     it('GRANT-01: onboarding before the first sign-in: an administrator creates the provider user (or a native one) and the owner binds it; a native sign-up cannot take that name; the provider user gets the grant at its first sign-in', async () => {
-      await refused(s, owner, 'POST', '/api/v1/projects/research/rolebindings', rb('carol-edits', 'editor', [User('carol')]), ['spec.subjects[0].name']);
+      await refused(s, owner, 'POST', '/api/v1/projects/research/rolebindings', rb('carol-edits', 'editor', [User('carol')]), [
+        'spec.subjects[0].name',
+      ]);
       const carol = { kind: 'User', metadata: { name: 'carol' }, spec: { firstName: 'Carol', oauthProviders: [{ issuer: corp.issuer }] } };
       await must(s, admin, 'POST', '/api/v1/users', carol);
       await must(s, owner, 'POST', '/api/v1/projects/research/rolebindings', rb('carol-edits', 'editor', [User('carol')]));
       // a stranger's native sign-up (409: the name is taken), a native login (no password), and carol of another provider: nothing
       expect((await s.api('POST', '/api/v1/users', user('carol'))).status).to.equal(409);
-      expect((await s.api('POST', '/api/auth/providers/native/login', { login: 'carol', password: 'carol-password' })).status).to.equal(400);
+      expect((await s.api('POST', '/api/auth/providers/native/login', { login: 'carol', password: 'carol-password' })).status).to.equal(
+        400,
+      );
       const foreign = await signIn('other', 'x-carol');
       expect(foreign.status, foreign.text).to.equal(403);
       expect(foreign.setCookie.filter((l) => /^jwt\w+=./.test(l))).to.deep.equal([]);
@@ -204,8 +272,12 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
 
       const real = cookies(await signIn('corp', 'u-carol'));
       expect((await must(s, real, 'GET', '/api/v1/user/whoami')).metadata.name).to.equal('carol');
-      expect((await s.api('GET', '/api/v1/projects/research', undefined, real)).status, 'the grant made before her first sign-in').to.equal(200);
-      expect((await must(s, admin, 'GET', '/api/v1/users/carol')).spec.oauthProviders).to.deep.equal([{ issuer: corp.issuer, subject: 'u-carol', email: 'carol@corp.example' }]);
+      expect((await s.api('GET', '/api/v1/projects/research', undefined, real)).status, 'the grant made before her first sign-in').to.equal(
+        200,
+      );
+      expect((await must(s, admin, 'GET', '/api/v1/users/carol')).spec.oauthProviders).to.deep.equal([
+        { issuer: corp.issuer, subject: 'u-carol', email: 'carol@corp.example' },
+      ]);
       // bound now: the other provider's carol still cannot take it
       expect((await signIn('other', 'x-carol')).status).to.equal(403);
 
@@ -233,10 +305,22 @@ describe('no grant can be squatted (GRANT-01, GRANT-02)', function () {
       // creating a user for a provider: only an administrator, only {"issuer"} of a configured provider, no password
       const forProvider = (name: string, spec: Record<string, unknown>) => ({ kind: 'User', metadata: { name }, spec });
       const cases: [Record<string, unknown>, string, RegExp][] = [
-        [{ oauthProviders: [{ issuer: 'https://sso.elsewhere.example' }] }, 'spec.oauthProviders[0].issuer', new RegExp(`^must be one of "${corp.issuer}", "${other.issuer}"$`)],
-        [{ oauthProviders: [{ issuer: corp.issuer, subject: 'u-erin' }] }, 'spec.oauthProviders[0].subject', /recorded by dashplane at the user's first sign-in/],
+        [
+          { oauthProviders: [{ issuer: 'https://sso.elsewhere.example' }] },
+          'spec.oauthProviders[0].issuer',
+          new RegExp(`^must be one of "${corp.issuer}", "${other.issuer}"$`),
+        ],
+        [
+          { oauthProviders: [{ issuer: corp.issuer, subject: 'u-erin' }] },
+          'spec.oauthProviders[0].subject',
+          /recorded by dashplane at the user's first sign-in/,
+        ],
         [{ oauthProviders: [{ issuer: corp.issuer, groups: ['admins'] }] }, 'spec.oauthProviders[0].groups', /recorded by dashplane/],
-        [{ oauthProviders: [{ issuer: corp.issuer }], nativeProvider: { password: 'pw-pw-pw' } }, 'spec.nativeProvider.password', /has no password/],
+        [
+          { oauthProviders: [{ issuer: corp.issuer }], nativeProvider: { password: 'pw-pw-pw' } },
+          'spec.nativeProvider.password',
+          /has no password/,
+        ],
       ];
       for (const [spec, path, message] of cases) {
         const r = await s.api('POST', '/api/v1/users', forProvider('frank', spec), admin);

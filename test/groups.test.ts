@@ -14,7 +14,11 @@ async function must(s: TestServer, auth: Auth, method: string, path: string, bod
 }
 
 const group = (name: string, members: string[]) => ({ kind: 'Group', metadata: { name }, spec: { members } });
-const binding = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects } });
+const binding = (name: string, role: string, subjects: { kind: string; name: string }[]) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects },
+});
 
 /**
  * Native groups (issue 20): a binding naming a Group grants its role to every member; a change of
@@ -27,18 +31,29 @@ async function groupStory(writer: TestServer, reader: TestServer, suffix: string
   const user = `gina-${suffix}`;
   const team = `sre-${suffix}`;
   await must(writer, admin, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} });
-  await must(writer, admin, 'POST', `/api/v1/projects/${project}/folders`, { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } });
+  await must(writer, admin, 'POST', `/api/v1/projects/${project}/folders`, {
+    kind: 'Folder',
+    metadata: { name: 'f' },
+    spec: { items: [] },
+  });
   await signUp(writer, user);
   const as = bearer(await login(reader, user));
   const expectRead = async (status: number, what: string) => {
-    for (let i = 0; i < 2; i++) expect((await reader.api('GET', `/api/v1/projects/${project}/folders/f`, undefined, as)).status, what).to.equal(status);
+    for (let i = 0; i < 2; i++)
+      expect((await reader.api('GET', `/api/v1/projects/${project}/folders/f`, undefined, as)).status, what).to.equal(status);
   };
   // members are users that exist
   const other = `someone-else-${suffix}`;
   await signUp(writer, other);
   await must(writer, admin, 'POST', '/api/v1/groups', group(team, [user]));
   await expectRead(403, 'a group without bindings grants nothing');
-  await must(writer, admin, 'POST', `/api/v1/projects/${project}/rolebindings`, binding('sre-view', 'viewer', [{ kind: 'Group', name: team }]));
+  await must(
+    writer,
+    admin,
+    'POST',
+    `/api/v1/projects/${project}/rolebindings`,
+    binding('sre-view', 'viewer', [{ kind: 'Group', name: team }]),
+  );
   await expectRead(200, 'the group is bound to viewer');
   const perms = await reader.api('GET', `/api/v1/users/${user}/permissions`, undefined, as);
   expect(perms.body[project], 'permissions through the group').to.deep.equal([{ actions: ['read'], scopes: ['*'] }]);
@@ -48,7 +63,11 @@ async function groupStory(writer: TestServer, reader: TestServer, suffix: string
   await expectRead(200, 'added back');
   await must(writer, admin, 'DELETE', `/api/v1/projects/${project}/rolebindings/sre-view`);
   await expectRead(403, 'the group binding deleted');
-  await must(writer, admin, 'POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: `folder-reader-${suffix}` }, spec: { permissions: [{ actions: ['read'], scopes: ['Folder'] }] } });
+  await must(writer, admin, 'POST', '/api/v1/globalroles', {
+    kind: 'GlobalRole',
+    metadata: { name: `folder-reader-${suffix}` },
+    spec: { permissions: [{ actions: ['read'], scopes: ['Folder'] }] },
+  });
   await must(writer, admin, 'POST', '/api/v1/globalrolebindings', {
     kind: 'GlobalRoleBinding',
     metadata: { name: `g-${suffix}` },
@@ -89,7 +108,12 @@ describe('groups (issue 20)', function () {
       const r = await s.api('POST', '/api/v1/groups', group('mine', ['jack']), jack);
       expect(r.status, r.text).to.equal(403);
       await must(s, admin, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'jp' }, spec: {} });
-      const role = await s.api('POST', '/api/v1/projects/jp/roles', { kind: 'Role', metadata: { name: 'g' }, spec: { permissions: [{ actions: ['*'], scopes: ['Group'] }] } }, admin);
+      const role = await s.api(
+        'POST',
+        '/api/v1/projects/jp/roles',
+        { kind: 'Role', metadata: { name: 'g' }, spec: { permissions: [{ actions: ['*'], scopes: ['Group'] }] } },
+        admin,
+      );
       expect(role.status, role.text).to.equal(400);
       expect(role.text).to.include('GlobalRole');
     });
@@ -120,7 +144,12 @@ describe('groups (issue 20)', function () {
         [[{ kind: 'Group' }], 'spec.subjects[0].name'],
       ];
       for (const [subs, path] of subjects) {
-        const r = await s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: subs } }, admin);
+        const r = await s.api(
+          'POST',
+          '/api/v1/globalrolebindings',
+          { kind: 'GlobalRoleBinding', metadata: { name: 'bad' }, spec: { role: 'admin', subjects: subs } },
+          admin,
+        );
         expect(r.status, r.text).to.equal(400);
         expect(
           (r.body.details ?? []).map((d: { path: string }) => d.path),

@@ -16,7 +16,11 @@ const dash = (name: string, title: string, tags?: string[]) => ({
   spec: { display: { name: title }, duration: '1h', panels: { a: panel(`text of ${title}`) }, layouts: grid() },
 });
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
-const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
+const binding = (name: string, role: string, user: string) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects: [{ kind: 'User', name: user }] },
+});
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;
@@ -38,7 +42,8 @@ describe('version history (docs/api.md §7)', function () {
       for (let i = 1; i <= n; i++) out.push((await ok(s.api('PUT', `${base}/${name}`, dash(name, `${prefix}-v${i}`, [`t${i}`])))).body);
       return out;
     };
-    const versions = async (name: string, path = base): Promise<Entry[]> => (await ok(s.api('GET', `${path}/${name}/versions`))).body as Entry[];
+    const versions = async (name: string, path = base): Promise<Entry[]> =>
+      (await ok(s.api('GET', `${path}/${name}/versions`))).body as Entry[];
 
     before(async () => {
       s = await startTestServer();
@@ -100,21 +105,48 @@ describe('version history (docs/api.md §7)', function () {
       expect(now.body.spec).to.deep.equal(answers[3].spec);
       expect((await versions('d6')).map((v) => v.version)).to.deep.equal([2, 1, 0]);
       expect((await s.api('POST', `${base}/d6/versions/0/restore`, undefined, { 'if-match': '"2"' })).status).to.equal(412);
-      expect((await ok(s.api('POST', `${base}/d6/versions/0/restore`, undefined, { 'if-match': '"3"' }))).body.metadata.version).to.equal(4);
+      expect((await ok(s.api('POST', `${base}/d6/versions/0/restore`, undefined, { 'if-match': '"3"' }))).body.metadata.version).to.equal(
+        4,
+      );
       await ok(s.api('DELETE', `${base}/d6`), 204);
       await ok(s.api('POST', `${base}/d6/versions/1/restore?dryRun=true`));
       expect((await s.api('GET', `${base}/d6`)).status, 'a dry run does not bring a deleted object back').to.equal(404);
-      expect((await s.api('POST', `${base}/d6/versions/1/restore`, undefined, { 'if-match': '"4"' })).status, 'no version of a deleted object can match').to.equal(412);
+      expect(
+        (await s.api('POST', `${base}/d6/versions/1/restore`, undefined, { 'if-match': '"4"' })).status,
+        'no version of a deleted object can match',
+      ).to.equal(412);
       expect((await s.api('GET', `${base}/d6`)).status).to.equal(404);
     });
 
     it('kinds without history (Secret, GlobalSecret, User, EphemeralDashboard) answer 404 on /versions', async () => {
-      await ok(s.api('POST', '/api/v1/projects/h/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p' } } }));
-      await ok(s.api('PUT', '/api/v1/projects/h/secrets/s', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p2' } } }));
-      await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'gs' }, spec: { basicAuth: { username: 'u', password: 'p' } } }));
+      await ok(
+        s.api('POST', '/api/v1/projects/h/secrets', {
+          kind: 'Secret',
+          metadata: { name: 's' },
+          spec: { basicAuth: { username: 'u', password: 'p' } },
+        }),
+      );
+      await ok(
+        s.api('PUT', '/api/v1/projects/h/secrets/s', {
+          kind: 'Secret',
+          metadata: { name: 's' },
+          spec: { basicAuth: { username: 'u', password: 'p2' } },
+        }),
+      );
+      await ok(
+        s.api('POST', '/api/v1/globalsecrets', {
+          kind: 'GlobalSecret',
+          metadata: { name: 'gs' },
+          spec: { basicAuth: { username: 'u', password: 'p' } },
+        }),
+      );
       const e = dash('e', 'e');
-      await ok(s.api('POST', '/api/v1/projects/h/ephemeraldashboards', { ...e, kind: 'EphemeralDashboard', spec: { ...e.spec, ttl: '1h' } }));
-      await ok(s.api('PUT', '/api/v1/projects/h/ephemeraldashboards/e', { ...e, kind: 'EphemeralDashboard', spec: { ...e.spec, ttl: '2h' } }));
+      await ok(
+        s.api('POST', '/api/v1/projects/h/ephemeraldashboards', { ...e, kind: 'EphemeralDashboard', spec: { ...e.spec, ttl: '1h' } }),
+      );
+      await ok(
+        s.api('PUT', '/api/v1/projects/h/ephemeraldashboards/e', { ...e, kind: 'EphemeralDashboard', spec: { ...e.spec, ttl: '2h' } }),
+      );
       for (const path of [
         '/api/v1/projects/h/secrets/s/versions',
         '/api/v1/projects/h/secrets/s/versions/0',
@@ -130,7 +162,13 @@ describe('version history (docs/api.md §7)', function () {
       expect((await s.api('POST', '/api/v1/projects/h/secrets/s/versions/0/restore')).status).to.equal(404);
       // while the kinds that keep history all answer
       await ok(s.api('POST', '/api/v1/projects/h/folders', { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } }));
-      await ok(s.api('PUT', '/api/v1/projects/h/folders/f', { kind: 'Folder', metadata: { name: 'f' }, spec: { display: { name: 'F' }, items: [] } }));
+      await ok(
+        s.api('PUT', '/api/v1/projects/h/folders/f', {
+          kind: 'Folder',
+          metadata: { name: 'f' },
+          spec: { display: { name: 'F' }, items: [] },
+        }),
+      );
       expect((await versions('f', '/api/v1/projects/h/folders')).map((v) => v.version)).to.deep.equal([0]);
       const gv = { kind: 'GlobalVariable', metadata: { name: 'gv' }, spec: { kind: 'TextVariable', spec: { name: 'gv', value: 'a' } } };
       await ok(s.api('POST', '/api/v1/globalvariables', gv));
@@ -167,11 +205,21 @@ describe('version history (docs/api.md §7)', function () {
         ['del-a', 1, 'anonymous', 'api'],
       ]);
       await ok(s.api('POST', `${base}/del-a/versions/1/restore`));
-      expect(((await ok(s.api('GET', '/api/v1/projects/h/deleted/dashboards'))).body as { name: string }[]).map((e) => e.name)).to.not.include('del-a');
+      expect(
+        ((await ok(s.api('GET', '/api/v1/projects/h/deleted/dashboards'))).body as { name: string }[]).map((e) => e.name),
+      ).to.not.include('del-a');
       // global kinds with history too; kinds without history have no such route
-      await ok(s.api('POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'gone-gv' }, spec: { kind: 'TextVariable', spec: { value: 'x' } } }));
+      await ok(
+        s.api('POST', '/api/v1/globalvariables', {
+          kind: 'GlobalVariable',
+          metadata: { name: 'gone-gv' },
+          spec: { kind: 'TextVariable', spec: { value: 'x' } },
+        }),
+      );
       await ok(s.api('DELETE', '/api/v1/globalvariables/gone-gv'), 204);
-      expect(((await ok(s.api('GET', '/api/v1/deleted/globalvariables'))).body as { name: string }[]).map((e) => e.name)).to.include('gone-gv');
+      expect(((await ok(s.api('GET', '/api/v1/deleted/globalvariables'))).body as { name: string }[]).map((e) => e.name)).to.include(
+        'gone-gv',
+      );
       expect((await s.api('GET', '/api/v1/projects/h/deleted/secrets')).status).to.equal(404);
       // a dashboard may be called "deleted": its routes are not shadowed
       await ok(s.api('POST', base, dash('deleted', 'a dashboard named deleted')));

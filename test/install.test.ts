@@ -52,7 +52,9 @@ describe('installation', () => {
     const min = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(pkg.engines.node.trim());
     expect(min, 'engines.node is a plain minimum like ">=20.19"').to.not.equal(null);
     const v = parse(min![1]);
-    const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[] }> };
+    const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>;
+    };
     const refusing = Object.entries(lock.packages)
       .filter(([path, p]) => path !== '' && !Array.isArray(p.engines) && p.engines?.node && !satisfies(v, p.engines.node))
       .map(([path, p]) => `${path.replace(/^.*node_modules\//, '')} wants node ${(p.engines as { node: string }).node}`);

@@ -62,7 +62,9 @@ function getPath(obj: unknown, path: string): unknown {
 
 /** Sensitive fields the manifest sets to a non-empty value: [path, original value]. */
 function sensitiveValues(d: KindDescriptor, manifest: Obj): [string, string][] {
-  return (d.sensitive ?? []).map((p) => [p, getPath(manifest, p)] as [string, unknown]).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+  return (d.sensitive ?? [])
+    .map((p) => [p, getPath(manifest, p)] as [string, unknown])
+    .filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
 }
 
 /** The plural with the capitals of the kind name (`globalroles` -> `GlobalRoles`). */
@@ -122,7 +124,8 @@ describe('kind contract, driven by examples/manifests', () => {
       if (!e) throw new Error(`the examples grant roles to ${g.kind} "${g.name}" but hold no ${g.kind} to copy`);
       const path = e.d.scope === 'project' ? `/api/v1/projects/${PROJECT}/${e.d.plural}` : `/api/v1/${e.d.plural}`;
       const made = await s.api('POST', path, { ...e.manifest, metadata: { ...e.manifest.metadata, name: g.name } });
-      if (made.status !== 200) throw new Error(`cannot create ${g.kind} ${g.name}, which the examples' grants name: ${describeResponse(made)}`);
+      if (made.status !== 200)
+        throw new Error(`cannot create ${g.kind} ${g.name}, which the examples' grants name: ${describeResponse(made)}`);
     }
   });
 
@@ -235,7 +238,9 @@ describe('kind contract, driven by examples/manifests', () => {
           const r = await s.api('GET', route);
           expect(r.status, `${route}: ${describeResponse(r)}`).to.equal(200);
           expect(r.body, route).to.be.an('array');
-          const found = (r.body as Obj[]).filter((o) => o.metadata?.name === obj.metadata.name && (o.metadata?.project ?? '') === (obj.metadata.project ?? ''));
+          const found = (r.body as Obj[]).filter(
+            (o) => o.metadata?.name === obj.metadata.name && (o.metadata?.project ?? '') === (obj.metadata.project ?? ''),
+          );
           expect(found, `${route} holds ${obj.metadata.name} once`).to.have.length(1);
           expect(found[0], `${route}: item = GET`).to.deep.equal(obj);
           expectNoSecretIn(r, route);

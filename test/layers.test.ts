@@ -32,7 +32,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['ui/src/playlists/'],
   ['ui/src/manage/'],
   ['ui/src/pages/'],
-  ['ui/src/App.tsx+ui/src/main.tsx'],
+  ['ui/src/App.tsx+ui/src/main.tsx+ui/src/route-prefetch.tsx'],
 ];
 
 /** What the web UI may import from outside ui/: the dependency-free shared helpers. */
@@ -246,7 +246,8 @@ describe('Layers (docs/architecture.md)', () => {
       for (const to of targets) {
         const b = unitOf(to);
         if (!b) upward.push(`${from} -> ${to} (not in any layer)`);
-        else if (b !== a && b.layer >= a.layer) upward.push(`${from} (${a.name}, line ${a.layer + 1}) -> ${to} (${b.name}, line ${b.layer + 1})`);
+        else if (b !== a && b.layer >= a.layer)
+          upward.push(`${from} (${a.name}, line ${a.layer + 1}) -> ${to} (${b.name}, line ${b.layer + 1})`);
       }
     }
     expect(upward).to.deep.equal([]);
@@ -267,9 +268,11 @@ describe('Layers (docs/architecture.md)', () => {
   });
 
   it('the checks catch what they are for: an upward import and a cycle', () => {
-    expect(importsOf(`import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`)).to.deep.equal(
-      ['../x.js', './b.js', './side.js', './lazy.js'],
-    );
+    expect(
+      importsOf(
+        `import { a } from '../x.js';\nexport type { B } from './b.js';\nimport './side.js';\n// import { no } from './comment.js';\nconst m = await import('./lazy.js');`,
+      ),
+    ).to.deep.equal(['../x.js', './b.js', './side.js', './lazy.js']);
     // what a comment-stripping regular expression missed: '/*' in a string hid the code after it,
     // and only the first import of a line was seen
     const tricky = [
@@ -299,7 +302,10 @@ describe('Layers (docs/architecture.md)', () => {
   it('docs/architecture.md states the same layers', () => {
     const doc = readFileSync(join(PACKAGE_ROOT, 'docs', 'architecture.md'), 'utf8');
     const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
-    const lines = [...section.matchAll(/^\s*(\d+)\s{2,}(\S.*?)\s{2,}\S/gm)].map((m) => ({ n: Number(m[1]), units: m[2].split(/\s+·\s+/).map((u) => u.replace(/ \+ /g, '+')) }));
+    const lines = [...section.matchAll(/^\s*(\d+)\s{2,}(\S.*?)\s{2,}\S/gm)].map((m) => ({
+      n: Number(m[1]),
+      units: m[2].split(/\s+·\s+/).map((u) => u.replace(/ \+ /g, '+')),
+    }));
     expect(lines.sort((x, y) => x.n - y.n).map((l) => l.units)).to.deep.equal(LAYERS.map((l) => [...l]));
   });
 });

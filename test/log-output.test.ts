@@ -59,7 +59,10 @@ describe('request log: buffered, complete at exit; REL-08 stdout on a full devic
     try {
       const srv = await spawnServer({ dataDir: dir.path });
       const ac = new AbortController();
-      const res = await fetch(`${srv.url}/api/v1/projects?watch=true`, { headers: { 'x-request-id': 'watch-left-by-client' }, signal: ac.signal });
+      const res = await fetch(`${srv.url}/api/v1/projects?watch=true`, {
+        headers: { 'x-request-id': 'watch-left-by-client' },
+        signal: ac.signal,
+      });
       expect(res.status).to.equal(200);
       ac.abort();
       const line = () =>

@@ -158,7 +158,9 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
     try {
       await signUp(s, 'ivan', 'ivan-right-password');
       const burst = new http.Agent({ keepAlive: true, maxSockets: 50 });
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => loginFrom(s, { login: 'ivan', password: `guess-${i}` }, { agent: burst })));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => loginFrom(s, { login: 'ivan', password: `guess-${i}` }, { agent: burst })),
+      );
       burst.destroy();
       const count = (st: number) => answers.filter((r) => r.status === st).length;
       const summary = `400: ${count(400)}, 429: ${count(429)}, other: ${answers.filter((r) => r.status !== 400 && r.status !== 429).map((r) => r.status)}`;
@@ -214,7 +216,9 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       const r = await loginFrom(s, { login: 'frank', password: 'frank-right-password' }, { agent });
       expect(r.status, r.text).to.equal(429);
       expectRetryAfter(r, 300);
-      expect((await loginFrom(s, { login: 'frank', password: 'frank-right-password' }, { localAddress: OTHER_CLIENT })).status).to.equal(200);
+      expect((await loginFrom(s, { login: 'frank', password: 'frank-right-password' }, { localAddress: OTHER_CLIENT })).status).to.equal(
+        200,
+      );
     } finally {
       await s.stop();
     }
@@ -224,7 +228,9 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
     const s = await startAuthServer({ ...DEFAULT_COST, ...NO_LIMITS });
     try {
       const admin = await loginAdmin(s);
-      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'flood' }, spec: {} }, bearer(admin))).status).to.equal(200);
+      expect(
+        (await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'flood' }, spec: {} }, bearer(admin))).status,
+      ).to.equal(200);
       const dashboard = {
         kind: 'Dashboard',
         metadata: { name: 'd', project: 'flood' },
@@ -244,7 +250,9 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       const attacker = async (w: number) => {
         for (let i = 0; flooding; i++) {
           try {
-            count((await loginFrom(s, { login: w % 2 ? 'admin' : `nobody-${w}`, password: `guess-${w}-${i}` }, { agent: floodAgent })).status);
+            count(
+              (await loginFrom(s, { login: w % 2 ? 'admin' : `nobody-${w}`, password: `guess-${w}-${i}` }, { agent: floodAgent })).status,
+            );
           } catch (e) {
             count(`error: ${(e as Error).message}`);
           }
@@ -329,15 +337,26 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       return r;
     };
     try {
-      const created = keep('sign-up', await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'erin' }, spec: { nativeProvider: { password: secrets[0] } } }));
+      const created = keep(
+        'sign-up',
+        await s.api('POST', '/api/v1/users', {
+          kind: 'User',
+          metadata: { name: 'erin' },
+          spec: { nativeProvider: { password: secrets[0] } },
+        }),
+      );
       expect(created.status, created.text).to.equal(200);
       // The older form spec.password is hashed too.
-      keep('sign-up (old form)', await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'erin2' }, spec: { password: secrets[0] } }));
+      keep(
+        'sign-up (old form)',
+        await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'erin2' }, spec: { password: secrets[0] } }),
+      );
 
       const stored = await s.server.store.get({ kind: 'User', project: '', name: 'erin' });
       const hash = (stored?.spec as any)?.nativeProvider?.password as string;
       expect(hash).to.match(/^scrypt:[A-Za-z0-9+/]+=*$/);
-      const hash2 = ((await s.server.store.get({ kind: 'User', project: '', name: 'erin2' }))?.spec as any)?.nativeProvider?.password as string;
+      const hash2 = ((await s.server.store.get({ kind: 'User', project: '', name: 'erin2' }))?.spec as any)?.nativeProvider
+        ?.password as string;
       expect(hash2).to.match(/^scrypt:/);
       expect(hash2, 'a random salt: the same password hashes differently').to.not.equal(hash);
       expect(JSON.stringify(stored)).to.not.include(secrets[0]);
@@ -350,9 +369,13 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       keep('list users', await s.api('GET', '/api/v1/users', undefined, bearer(admin)));
       const current = await s.api('GET', '/api/v1/users/erin', undefined, bearer(admin));
       // A password change by the administrator is hashed too.
-      const put = keep('change password', await s.api('PUT', '/api/v1/users/erin', { ...current.body, spec: { nativeProvider: { password: secrets[1] } } }, bearer(admin)));
+      const put = keep(
+        'change password',
+        await s.api('PUT', '/api/v1/users/erin', { ...current.body, spec: { nativeProvider: { password: secrets[1] } } }, bearer(admin)),
+      );
       expect(put.status, put.text).to.equal(200);
-      const rehashed = ((await s.server.store.get({ kind: 'User', project: '', name: 'erin' }))?.spec as any)?.nativeProvider?.password as string;
+      const rehashed = ((await s.server.store.get({ kind: 'User', project: '', name: 'erin' }))?.spec as any)?.nativeProvider
+        ?.password as string;
       expect(rehashed).to.match(/^scrypt:/);
       expect(rehashed).to.not.equal(hash);
       keep('login with new password', await s.api('POST', LOGIN, { login: 'erin', password: secrets[1] }));
@@ -385,7 +408,13 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
     const srv = await spawnServer({ dataDir: dir.path, env: { ...AUTH_ENV, DASHPLANE_LOG_LEVEL: 'debug' } });
     try {
       const call = (method: string, path: string, o: Parameters<typeof request>[2] = {}) => request(srv.url, path, { method, ...o });
-      expect((await call('POST', '/api/v1/users', { json: { kind: 'User', metadata: { name: 'gina' }, spec: { nativeProvider: { password: secrets[0] } } } })).status).to.equal(200);
+      expect(
+        (
+          await call('POST', '/api/v1/users', {
+            json: { kind: 'User', metadata: { name: 'gina' }, spec: { nativeProvider: { password: secrets[0] } } },
+          })
+        ).status,
+      ).to.equal(200);
       const ok = await call('POST', LOGIN, { json: { login: 'gina', password: secrets[0] } });
       expect(ok.status, ok.text).to.equal(200);
       expect((await call('POST', LOGIN, { json: { login: 'gina', password: secrets[1] } })).status).to.equal(400);
@@ -393,12 +422,17 @@ describe('login hardening (LOGIN-01..03, rate-limit windows, password storage)',
       const t1 = ok.body as Tokens;
       const viaBody = await call('POST', '/api/auth/refresh', { json: { refresh_token: t1.refresh_token } });
       expect(viaBody.status, viaBody.text).to.equal(200);
-      const viaCookie = await call('POST', '/api/auth/refresh', { headers: { cookie: cookieHeader(setCookies(viaBody.headers).values()) } });
+      const viaCookie = await call('POST', '/api/auth/refresh', {
+        headers: { cookie: cookieHeader(setCookies(viaBody.headers).values()) },
+      });
       expect(viaCookie.status, viaCookie.text).to.equal(200);
       const t3 = viaCookie.body as Tokens;
       expect((await call('GET', '/api/auth/logout', { headers: bearer(t3) })).status).to.equal(204);
       // A malformed body with a password in it (rejected before any handler) is not echoed to the log either.
-      expect((await call('POST', LOGIN, { body: `{"login":"gina","password":"${secrets[0]}"`, headers: { 'content-type': 'application/json' } })).status).to.equal(400);
+      expect(
+        (await call('POST', LOGIN, { body: `{"login":"gina","password":"${secrets[0]}"`, headers: { 'content-type': 'application/json' } }))
+          .status,
+      ).to.equal(400);
 
       // Wait until the log has the last request (stdout of a child is asynchronous).
       await waitFor('the log lines of every request', () => (srv.output().match(/"msg":"request"/g) ?? []).length >= 8, 10_000);

@@ -10,7 +10,30 @@ import { AUTH_ENV } from './helpers/auth.js';
 import { spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { readResponse, tempDir } from './helpers/server.js';
 
-const BAD: unknown[] = [null, true, 7, -1, 1.5, 1e308, '', ' ', 'x'.repeat(10_000), '\u0000', '../x', '*', '%2e%2e', [], ['a'], [['a']], {}, { a: 1 }, [null], [1, 2], 'a\nb', '<secret>'];
+const BAD: unknown[] = [
+  null,
+  true,
+  7,
+  -1,
+  1.5,
+  1e308,
+  '',
+  ' ',
+  'x'.repeat(10_000),
+  '\u0000',
+  '../x',
+  '*',
+  '%2e%2e',
+  [],
+  ['a'],
+  [['a']],
+  {},
+  { a: 1 },
+  [null],
+  [1, 2],
+  'a\nb',
+  '<secret>',
+];
 
 const KINDS: [string, string, boolean][] = [
   ['projects', 'Project', false],
@@ -52,7 +75,10 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
       return undefined;
     }
     const ok = r.status < 500 || (path.startsWith('/proxy/') && [502, 503, 504].includes(r.status));
-    if (!ok) problems.push(`${r.status} ${method} ${path} ${JSON.stringify(body)?.slice(0, 120)} ${JSON.stringify(headers).slice(0, 80)} -> ${r.text.slice(0, 160)}`);
+    if (!ok)
+      problems.push(
+        `${r.status} ${method} ${path} ${JSON.stringify(body)?.slice(0, 120)} ${JSON.stringify(headers).slice(0, 80)} -> ${r.text.slice(0, 160)}`,
+      );
     if (r.status >= 400 && !(r.body as { message?: unknown } | undefined)?.message && r.status !== 404 && !path.startsWith('/proxy/'))
       problems.push(`${r.status} without a message: ${method} ${path}`);
     return r;
@@ -66,7 +92,11 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
     dir = tempDir();
     srv = await spawnServer({ dataDir: dir.path, env: AUTH_ENV });
     admin = await token('admin', 'admin-password');
-    await call('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'bob' }, spec: { nativeProvider: { password: 'bob-password' } } });
+    await call('POST', '/api/v1/users', {
+      kind: 'User',
+      metadata: { name: 'bob' },
+      spec: { nativeProvider: { password: 'bob-password' } },
+    });
     bob = await token('bob', 'bob-password');
     await call('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, admin);
   });
@@ -86,7 +116,11 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
       await call('POST', '/api/auth/providers/native/login', { login: 'admin', password: v });
       await call('POST', '/api/auth/providers/native/login', v);
       await call('POST', '/api/auth/refresh', { refresh_token: v });
-      await call('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'u' }, spec: { nativeProvider: { password: v }, oauthProviders: v } });
+      await call('POST', '/api/v1/users', {
+        kind: 'User',
+        metadata: { name: 'u' },
+        spec: { nativeProvider: { password: v }, oauthProviders: v },
+      });
       await call('PUT', '/api/v1/users/bob', { kind: 'User', metadata: { name: 'bob' }, spec: { nativeProvider: { password: v } } }, bob);
       await call('GET', `/api/v1/users/${encodeURIComponent(String(v))}/permissions`, undefined, bob);
     }
@@ -171,25 +205,68 @@ describe('malformed shapes on every input: 4xx with a message, never a 5xx or a 
 
   it('the fields that grant, name secrets or hold durations', async () => {
     for (const v of BAD) {
-      await call('POST', '/api/v1/projects/p/roles', { kind: 'Role', metadata: { name: 'r' }, spec: { permissions: [{ actions: v, scopes: v }] } }, admin);
-      await call('POST', '/api/v1/projects/p/rolebindings', { kind: 'RoleBinding', metadata: { name: 'rb' }, spec: { role: v, subjects: v } }, admin);
-      await call('POST', '/api/v1/projects/p/rolebindings', { kind: 'RoleBinding', metadata: { name: 'rb' }, spec: { role: 'viewer', subjects: [{ kind: v, name: v }] } }, admin);
-      await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: v, password: v } } }, admin);
-      await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { tlsConfig: { ca: v, caFile: v, insecureSkipVerify: v } } }, admin);
+      await call(
+        'POST',
+        '/api/v1/projects/p/roles',
+        { kind: 'Role', metadata: { name: 'r' }, spec: { permissions: [{ actions: v, scopes: v }] } },
+        admin,
+      );
+      await call(
+        'POST',
+        '/api/v1/projects/p/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: 'rb' }, spec: { role: v, subjects: v } },
+        admin,
+      );
+      await call(
+        'POST',
+        '/api/v1/projects/p/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: 'rb' }, spec: { role: 'viewer', subjects: [{ kind: v, name: v }] } },
+        admin,
+      );
+      await call(
+        'POST',
+        '/api/v1/projects/p/secrets',
+        { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: v, password: v } } },
+        admin,
+      );
+      await call(
+        'POST',
+        '/api/v1/projects/p/secrets',
+        { kind: 'Secret', metadata: { name: 's' }, spec: { tlsConfig: { ca: v, caFile: v, insecureSkipVerify: v } } },
+        admin,
+      );
       await call(
         'POST',
         '/api/v1/projects/p/dashboards',
-        { kind: 'Dashboard', metadata: { name: 'd' }, spec: { duration: v, refreshInterval: v, panels: v, layouts: v, variables: v, datasources: v } },
+        {
+          kind: 'Dashboard',
+          metadata: { name: 'd' },
+          spec: { duration: v, refreshInterval: v, panels: v, layouts: v, variables: v, datasources: v },
+        },
         admin,
       );
-      await call('POST', '/api/v1/projects/p/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: v, duration: '1h', panels: {}, layouts: [] } }, admin);
+      await call(
+        'POST',
+        '/api/v1/projects/p/ephemeraldashboards',
+        { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: v, duration: '1h', panels: {}, layouts: [] } },
+        admin,
+      );
       await call('POST', '/api/validate/dashboards', v);
       await call('POST', '/api/validate/datasources', v);
       await call('POST', '/proxy/unsaved/projects/p/datasources', v, admin);
       await call(
         'POST',
         '/proxy/unsaved/projects/p/datasources',
-        { method: 'GET', spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: v, secret: v, headers: v, allowedEndpoints: v } } } } }, body: v },
+        {
+          method: 'GET',
+          spec: {
+            plugin: {
+              kind: 'PrometheusDatasource',
+              spec: { proxy: { kind: 'HTTPProxy', spec: { url: v, secret: v, headers: v, allowedEndpoints: v } } },
+            },
+          },
+          body: v,
+        },
         admin,
       );
     }

@@ -36,13 +36,19 @@ describe('GET /metrics', function () {
   it('counts requests by route template, method and status, and store operations', async () => {
     for (let i = 0; i < 3; i++) await s.api('GET', `/api/v1/projects/p${i}`);
     const text = await metrics();
-    expect(sample(text, 'dashplane_http_request_duration_seconds_count', { route: '/api/v1/projects/:name', method: 'GET', status: '401' })).to.be.at.least(3);
+    expect(
+      sample(text, 'dashplane_http_request_duration_seconds_count', { route: '/api/v1/projects/:name', method: 'GET', status: '401' }),
+    ).to.be.at.least(3);
     expect(sample(text, 'dashplane_store_operation_duration_seconds_count', { operation: 'get', outcome: 'ok' })).to.be.greaterThan(0);
   });
 
   it('X-Request-Id: a plain caller id is kept and returned; anything else is replaced by a UUID', async () => {
-    expect((await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'ci-job-42.step:3' })).headers.get('x-request-id')).to.equal('ci-job-42.step:3');
-    const replaced = (await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'bad id\twith "quotes"' })).headers.get('x-request-id');
+    expect((await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'ci-job-42.step:3' })).headers.get('x-request-id')).to.equal(
+      'ci-job-42.step:3',
+    );
+    const replaced = (await s.api('GET', '/api/v1/health', undefined, { 'x-request-id': 'bad id\twith "quotes"' })).headers.get(
+      'x-request-id',
+    );
     expect(replaced).to.match(/^[0-9a-f-]{36}$/);
     expect((await s.api('GET', '/api/v1/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
   });
@@ -83,19 +89,30 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
         spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } },
       });
       const query = (q: string) => s.raw('GET', `/proxy/projects/p/datasources/echo/api/v1/query?query=${q}`);
-      const cache = async (result: string) => sample(await metrics(), 'dashplane_proxy_cache_requests_total', { datasource: 'Datasource/p/echo', result }) ?? 0;
+      const cache = async (result: string) =>
+        sample(await metrics(), 'dashplane_proxy_cache_requests_total', { datasource: 'Datasource/p/echo', result }) ?? 0;
       expect((await query('a')).status).to.equal(200);
-      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
+      expect(
+        sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' }),
+      ).to.equal(1);
       // the same query again is answered by the query cache: no exchange, a hit
       const again = await query('a');
       expect(again.status).to.equal(200);
       expect(again.headers.get('x-dashplane-cache')).to.equal('hit');
-      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(1);
+      expect(
+        sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' }),
+      ).to.equal(1);
       expect([await cache('miss'), await cache('hit'), await cache('coalesced'), await cache('bypass')]).to.deep.equal([1, 1, 0, 0]);
       expect((await query('b')).status).to.equal(200);
-      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' })).to.equal(2);
+      expect(
+        sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: '200' }),
+      ).to.equal(2);
       // a request that is not shared (no-cache) is counted as bypass
-      expect((await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query?query=a', undefined, { 'cache-control': 'no-cache' })).headers.get('x-dashplane-cache')).to.equal('bypass');
+      expect(
+        (
+          await s.raw('GET', '/proxy/projects/p/datasources/echo/api/v1/query?query=a', undefined, { 'cache-control': 'no-cache' })
+        ).headers.get('x-dashplane-cache'),
+      ).to.equal('bypass');
       expect(await cache('bypass')).to.equal(1);
       const kept = await metrics();
       expect(sample(kept, 'dashplane_proxy_cache_entries', {})).to.equal(2);
@@ -103,7 +120,12 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
       // a failed exchange is counted under the error kind
       await new Promise((r) => upstream.close(r));
       expect((await query('c')).status).to.equal(502);
-      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/echo', status: 'BadGateway' })).to.equal(1);
+      expect(
+        sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', {
+          datasource: 'Datasource/p/echo',
+          status: 'BadGateway',
+        }),
+      ).to.equal(1);
     } finally {
       upstream.close();
     }
@@ -114,7 +136,11 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
     const before = sample(await metrics(), 'dashplane_http_request_duration_seconds_count', watchRoute) ?? 0;
     const w = await WatchStream.must(`${s.url}/api/v1/projects/p/variables?watch=true`);
     await w.close();
-    await waitFor('the closed watch to be counted', async () => (sample(await metrics(), 'dashplane_http_request_duration_seconds_count', watchRoute) ?? 0) === before + 1, 5_000);
+    await waitFor(
+      'the closed watch to be counted',
+      async () => (sample(await metrics(), 'dashplane_http_request_duration_seconds_count', watchRoute) ?? 0) === before + 1,
+      5_000,
+    );
 
     let answer: (() => void) | undefined;
     const slow = createServer((_req, res) => {
@@ -134,8 +160,17 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
       ac.abort();
       await pending;
       const proxyRoute = { route: '/proxy/projects/:project/datasources/:name/*', method: 'GET', status: '499' };
-      await waitFor('the cancelled query to be counted', async () => sample(await metrics(), 'dashplane_http_request_duration_seconds_count', proxyRoute) === 1, 5_000);
-      expect(sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', { datasource: 'Datasource/p/slow', status: 'cancelled' })).to.equal(1);
+      await waitFor(
+        'the cancelled query to be counted',
+        async () => sample(await metrics(), 'dashplane_http_request_duration_seconds_count', proxyRoute) === 1,
+        5_000,
+      );
+      expect(
+        sample(await metrics(), 'dashplane_proxy_upstream_duration_seconds_count', {
+          datasource: 'Datasource/p/slow',
+          status: 'cancelled',
+        }),
+      ).to.equal(1);
     } finally {
       answer?.();
       slow.close();
@@ -152,7 +187,11 @@ describe('GET /metrics (auth off): watch, proxy, reaper', function () {
   });
 
   it('reaper deletions are counted', async () => {
-    await s.api('POST', '/api/v1/projects/p/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'e' }, spec: { ttl: '1s', panels: {}, layouts: [] } });
+    await s.api('POST', '/api/v1/projects/p/ephemeraldashboards', {
+      kind: 'EphemeralDashboard',
+      metadata: { name: 'e' },
+      spec: { ttl: '1s', panels: {}, layouts: [] },
+    });
     await waitFor('the reaper to delete it', async () => sample(await metrics(), 'dashplane_reaper_deletions_total') === 1, 10_000);
   });
 });

@@ -38,7 +38,11 @@ describe('POST /api/migrate', () => {
     const r = await s.api('POST', '/api/migrate?report=true&project=ops', { grafanaDashboard: { dashboard: GRAFANA_EXPORT, meta: {} } });
     expect(r.status, r.text).to.equal(200);
     expect(Object.keys(r.body)).to.deep.equal(['dashboard', 'report']);
-    expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members(['panel mapped', 'variable mapped', 'dashboard approximated']);
+    expect(r.body.report.entries.map((e: any) => `${e.subject} ${e.outcome}`)).to.include.members([
+      'panel mapped',
+      'variable mapped',
+      'dashboard approximated',
+    ]);
     expect(r.body.dashboard.metadata.project).to.equal('ops');
     expect(r.body.report.entries.find((e: any) => e.subject === 'dashboard').notes).to.include(
       'project "ops" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default',
@@ -57,7 +61,11 @@ describe('POST /api/migrate', () => {
       metadata: { name: 'thanos' },
       spec: { plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
     });
-    await s.api('POST', '/api/v1/projects/ops/datasources', { kind: 'Datasource', metadata: { name: 'logs' }, spec: { plugin: { kind: 'LokiDatasource', spec: { directUrl: 'http://loki:3100' } } } });
+    await s.api('POST', '/api/v1/projects/ops/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'logs' },
+      spec: { plugin: { kind: 'LokiDatasource', spec: { directUrl: 'http://loki:3100' } } },
+    });
     const r = await s.api('POST', '/api/migrate?project=ops&datasource=thanos', { grafanaDashboard: GRAFANA_EXPORT });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.spec.variables[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
@@ -72,20 +80,32 @@ describe('POST /api/migrate', () => {
       spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
     });
     const global = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
-    expect(global.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'everyone' });
+    expect(global.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'everyone',
+    });
     await s.api('POST', '/api/v1/projects/ops/datasources', {
       kind: 'Datasource',
       metadata: { name: 'main' },
       spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } },
     });
     const own = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT });
-    expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'main' });
+    expect(own.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'main',
+    });
     // a datasource named through input is kept: neither the project's default nor ?datasource= replaces it
     for (const path of ['/api/migrate?project=ops', '/api/migrate?project=ops&datasource=main']) {
       const input = await s.api('POST', path, { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 'thanos' } });
       expect(input.status, input.text).to.equal(200);
-      expect(input.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
-      expect(input.body.spec.variables[0].spec.plugin.spec.datasource, path).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+      expect(input.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource, path).to.deep.equal({
+        kind: 'PrometheusDatasource',
+        name: 'thanos',
+      });
+      expect(input.body.spec.variables[0].spec.plugin.spec.datasource, path).to.deep.equal({
+        kind: 'PrometheusDatasource',
+        name: 'thanos',
+      });
     }
     const none = await s.api('POST', '/api/migrate?project=ops', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: true });
     expect(none.body.spec.panels['0_0'].spec.queries[0].spec.plugin.spec.datasource).to.equal(undefined);
@@ -95,7 +115,9 @@ describe('POST /api/migrate', () => {
     const grafana = JSON.parse(readFileSync(join(process.cwd(), 'test', 'data', 'grafana', 'traces-profiles-logs.json'), 'utf8'));
     const r = await s.api('POST', '/api/migrate?report=true', { grafanaDashboard: grafana });
     expect(r.status, r.text).to.equal(200);
-    const verdicts = r.body.report.entries.filter((e: any) => e.render).map((e: any) => `${e.subject} ${e.source}: ${e.render.renders ? 'drawn' : e.render.reasons.join('; ')}`);
+    const verdicts = r.body.report.entries
+      .filter((e: any) => e.render)
+      .map((e: any) => `${e.subject} ${e.source}: ${e.render.renders ? 'drawn' : e.render.reasons.join('; ')}`);
     expect(verdicts).to.deep.equal([
       'panel traces "Selected trace": drawn',
       'panel table "Slow payments": drawn',
@@ -110,7 +132,14 @@ describe('POST /api/migrate', () => {
       'variable datasource variable "logs": drawn',
       'variable custom variable "trace_id": drawn',
     ]);
-    expect(JSON.parse(r.headers.get('x-migration-summary')!).panels).to.deep.equal({ total: 9, mapped: 2, approximated: 6, unrendered: 0, placeholder: 1, dropped: 0 });
+    expect(JSON.parse(r.headers.get('x-migration-summary')!).panels).to.deep.equal({
+      total: 9,
+      mapped: 2,
+      approximated: 6,
+      unrendered: 0,
+      placeholder: 1,
+      dropped: 0,
+    });
   });
 
   it('answers every mistake with a 400 or 404 that names the field and the fix', async () => {
@@ -120,12 +149,24 @@ describe('POST /api/migrate', () => {
       ['/api/migrate', { grafanaDashboard: { kind: 'Dashboard', metadata: {}, spec: {} } }, 400, /already a Perses dashboard/],
       [
         '/api/migrate',
-        { grafanaDashboard: { apiVersion: 'dashboard.grafana.app/v2beta1', kind: 'Dashboard', metadata: { name: 'x' }, spec: { title: 'x', elements: {}, layout: {} } } },
+        {
+          grafanaDashboard: {
+            apiVersion: 'dashboard.grafana.app/v2beta1',
+            kind: 'Dashboard',
+            metadata: { name: 'x' },
+            spec: { title: 'x', elements: {}, layout: {} },
+          },
+        },
         400,
         /^grafanaDashboard is a Grafana dashboard in the v2 schema \(apiVersion dashboard\.grafana\.app\/v2beta1.*export the classic JSON model instead/,
       ],
       ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, input: { DS_PROMETHEUS: 3 } }, 400, /^input\.DS_PROMETHEUS must be a string/],
-      ['/api/migrate', { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: 'yes' }, 400, /^useDefaultDatasource must be true or false/],
+      [
+        '/api/migrate',
+        { grafanaDashboard: GRAFANA_EXPORT, useDefaultDatasource: 'yes' },
+        400,
+        /^useDefaultDatasource must be true or false/,
+      ],
       ['/api/migrate?name=has%20space', { grafanaDashboard: GRAFANA_EXPORT }, 400, /^name: "has space" is not a valid dashboard name/],
       ['/api/migrate?project=absent', { grafanaDashboard: GRAFANA_EXPORT }, 404, /^project: there is no project "absent"/],
     ];

@@ -10,7 +10,11 @@ import { tempDir } from './helpers/server.js';
 import { needsPrograms } from './helpers/programs.js';
 
 const registry = buildKindRegistry();
-const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+const json = (method: string, body?: unknown) => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+});
 
 /** Every listable object of every kind, its field managers, and the history of every kind that keeps one, as the API shows them. */
 async function snapshot(url: string): Promise<Record<string, unknown>> {
@@ -19,7 +23,10 @@ async function snapshot(url: string): Promise<Record<string, unknown>> {
     const items = (await (await fetch(`${url}/api/v1/${d.plural}`)).json()) as { metadata: { name: string; project?: string } }[];
     out[d.kind] = items;
     for (const o of items) {
-      const path = d.scope === 'project' ? `/api/v1/projects/${o.metadata.project}/${d.plural}/${o.metadata.name}` : `/api/v1/${d.plural}/${o.metadata.name}`;
+      const path =
+        d.scope === 'project'
+          ? `/api/v1/projects/${o.metadata.project}/${d.plural}/${o.metadata.name}`
+          : `/api/v1/${d.plural}/${o.metadata.name}`;
       const id = `${d.kind}/${o.metadata.project ?? ''}/${o.metadata.name}`;
       out[`${id}/managers`] = await (await fetch(`${url}${path}/managers`)).json();
       if (d.history) out[`${id}/versions`] = await (await fetch(`${url}${path}/versions`)).json();
@@ -51,12 +58,15 @@ describe('dashplane migrate-store', function () {
     const db = await pg.createDatabase();
     try {
       let srv = await spawnServer({ dataDir: level1.path, env: { DASHPLANE_ENCRYPTION_KEY: key } });
-      const index = JSON.parse((await import('node:fs')).readFileSync(join(CORPUS, 'INDEX.json'), 'utf8')) as { resources: { file: string; index: number; wrapper: string; kind: string }[] };
+      const index = JSON.parse((await import('node:fs')).readFileSync(join(CORPUS, 'INDEX.json'), 'utf8')) as {
+        resources: { file: string; index: number; wrapper: string; kind: string }[];
+      };
       const files = [...new Set(index.resources.filter((r) => r.wrapper === 'native').map((r) => r.file))];
       const resources = files.flatMap((f) => readResources(join(CORPUS, f)));
       const projects = new Set<string>(['corpus']);
       for (const r of resources) if (registry.byName(r.kind)?.scope === 'project' && r.metadata?.project) projects.add(r.metadata.project);
-      for (const p of projects) await fetch(`${srv.url}/api/v1/projects`, json('POST', { kind: 'Project', metadata: { name: p }, spec: {} }));
+      for (const p of projects)
+        await fetch(`${srv.url}/api/v1/projects`, json('POST', { kind: 'Project', metadata: { name: p }, spec: {} }));
       let stored = 0;
       for (const r of resources) {
         const d = registry.byName(String(r.kind));
@@ -66,16 +76,26 @@ describe('dashplane migrate-store', function () {
         const body = { ...r, metadata: { ...r.metadata, ...(project ? { project } : {}) } };
         const res = await fetch(`${srv.url}${base}`, json('POST', body));
         // history, by another field manager
-        if (res.status === 409) await fetch(`${srv.url}${base}/${r.metadata.name}`, { ...json('PUT', body), headers: { 'content-type': 'application/json', 'x-dashplane-manager': 'web-ui' } });
+        if (res.status === 409)
+          await fetch(`${srv.url}${base}/${r.metadata.name}`, {
+            ...json('PUT', body),
+            headers: { 'content-type': 'application/json', 'x-dashplane-manager': 'web-ui' },
+          });
         if (res.ok) stored++;
       }
       expect(stored).to.be.greaterThan(80);
-      expect(((await (await fetch(`${srv.url}/api/v1/audit?limit=1000`)).json()) as unknown[]).length, 'the audit log is copied too').to.be.greaterThan(80);
+      expect(
+        ((await (await fetch(`${srv.url}/api/v1/audit?limit=1000`)).json()) as unknown[]).length,
+        'the audit log is copied too',
+      ).to.be.greaterThan(80);
       const before = await snapshot(srv.url);
       const managers = Object.entries(before)
         .filter(([k]) => k.endsWith('/managers'))
         .flatMap(([, v]) => v as { manager: string }[]);
-      expect(new Set(managers.map((m) => m.manager)), 'the copies are checked with more than one manager').to.include.members(['api', 'web-ui']);
+      expect(new Set(managers.map((m) => m.manager)), 'the copies are checked with more than one manager').to.include.members([
+        'api',
+        'web-ui',
+      ]);
       await stop(srv);
 
       const there = await runToExit(['migrate-store', '--from', `level:${level1.path}`, '--to', db.url]);

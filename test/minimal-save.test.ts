@@ -13,9 +13,16 @@ const rgl = createRequire(import.meta.url)('react-grid-layout/build/utils') as {
   correctBounds(l: GridBox[], b: { cols: number }): GridBox[];
 };
 /** As ui/src/perses/grid-pack.ts: bounds, then vertical packing at 24 columns. */
-const pack = (items: GridBox[]) => rgl.compact(rgl.correctBounds(structuredClone(items), { cols: 24 }), 'vertical', 24).map(({ i, x, y, w, h }) => ({ i, x, y, w, h }));
+const pack = (items: GridBox[]) =>
+  rgl.compact(rgl.correctBounds(structuredClone(items), { cols: 24 }), 'vertical', 24).map(({ i, x, y, w, h }) => ({ i, x, y, w, h }));
 
-const item = (ref: string, x: number, y: number, width = 12, height = 8) => ({ x, y, width, height, content: { $ref: `#/spec/panels/${ref}` } });
+const item = (ref: string, x: number, y: number, width = 12, height = 8) => ({
+  x,
+  y,
+  width,
+  height,
+  content: { $ref: `#/spec/panels/${ref}` },
+});
 const panel = (name: string) => ({ kind: 'Panel', spec: { display: { name }, plugin: { kind: 'Markdown', spec: { text: name } } } });
 
 /** A dashboard as an import stores it: rows start at y 1, a list default in a list, links, a layout's repeat. */
@@ -28,10 +35,24 @@ function stored() {
       duration: '1h',
       links: [{ name: 'Docs', url: 'https://example.com' }],
       variables: [
-        { kind: 'ListVariable', spec: { name: 'job', defaultValue: ['$__all'], allowAllValue: true, allowMultiple: false, plugin: { kind: 'StaticListVariable', spec: { values: ['a'] } } } },
+        {
+          kind: 'ListVariable',
+          spec: {
+            name: 'job',
+            defaultValue: ['$__all'],
+            allowAllValue: true,
+            allowMultiple: false,
+            plugin: { kind: 'StaticListVariable', spec: { values: ['a'] } },
+          },
+        },
       ],
       panels: { a: panel('A'), b: panel('B'), c: panel('C') },
-      layouts: [{ kind: 'Grid', spec: { repeatVariable: { value: 'job', alignment: 'vertical' }, items: [item('a', 0, 1), item('b', 12, 1), item('c', 0, 9)] } }],
+      layouts: [
+        {
+          kind: 'Grid',
+          spec: { repeatVariable: { value: 'job', alignment: 'vertical' }, items: [item('a', 0, 1), item('b', 12, 1), item('c', 0, 9)] },
+        },
+      ],
     },
   };
 }
@@ -45,7 +66,12 @@ function loaded() {
     spec: {
       display: s.spec.display,
       panels: s.spec.panels,
-      layouts: [{ kind: 'Grid', spec: { display: { title: '', collapse: { open: true } }, items: [item('a', 0, 0), item('b', 12, 0), item('c', 0, 8)] } }],
+      layouts: [
+        {
+          kind: 'Grid',
+          spec: { display: { title: '', collapse: { open: true } }, items: [item('a', 0, 0), item('b', 12, 0), item('c', 0, 8)] },
+        },
+      ],
       variables: [{ kind: 'ListVariable', spec: { ...s.spec.variables[0].spec, defaultValue: '$__all' } }],
       duration: '1h',
       refreshInterval: '0s',
@@ -113,7 +139,8 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
         `round ${round}`,
       ).to.deep.equal(after.map((b) => [b.x, b.y]));
       const still = after.map((b, k) => b.x === shown[k].x && b.y === shown[k].y);
-      if (out.every((it, k) => !still[k] || (it.x === s.spec.layouts[0].spec.items[k].x && it.y === s.spec.layouts[0].spec.items[k].y))) paths.kept++;
+      if (out.every((it, k) => !still[k] || (it.x === s.spec.layouts[0].spec.items[k].x && it.y === s.spec.layouts[0].spec.items[k].y)))
+        paths.kept++;
     }
     expect(paths.kept, 'rounds where unmoved panels kept their stored place').to.equal(300);
   });
@@ -143,7 +170,10 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
       { kind: 'TextVariable', spec: { name: 'filter', value: 'x' } } as never,
     ];
     const out = minimalEdit(stored(), loaded(), edited, pack);
-    expect(out.spec.variables[0]).to.deep.equal({ kind: 'ListVariable', spec: { ...stored().spec.variables[0].spec, display: { name: 'Job' } } });
+    expect(out.spec.variables[0]).to.deep.equal({
+      kind: 'ListVariable',
+      spec: { ...stored().spec.variables[0].spec, display: { name: 'Job' } },
+    });
     expect(out.spec.variables[0].spec.defaultValue).to.deep.equal(['$__all']);
     expect(out.spec.variables[1]).to.deep.equal({ kind: 'TextVariable', spec: { name: 'filter', value: 'x' } });
     const removed = loaded();
@@ -161,11 +191,21 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
     e.spec.variables = [
       {
         kind: 'ListVariable',
-        spec: { name: 'ds', display: { name: 'Source' }, allowAllValue: false, allowMultiple: false, defaultValue: null, sort: [], plugin: { kind: 'DatasourceVariable', spec: {} } },
+        spec: {
+          name: 'ds',
+          display: { name: 'Source' },
+          allowAllValue: false,
+          allowMultiple: false,
+          defaultValue: null,
+          sort: [],
+          plugin: { kind: 'DatasourceVariable', spec: {} },
+        },
       } as never,
     ];
     const out = minimalEdit(s, n, e, pack);
-    expect(out.spec.variables).to.deep.equal([{ kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} }, display: { name: 'Source' } } }]);
+    expect(out.spec.variables).to.deep.equal([
+      { kind: 'ListVariable', spec: { name: 'ds', plugin: { kind: 'DatasourceVariable', spec: {} }, display: { name: 'Source' } } },
+    ]);
     (e.spec.variables[0] as { spec: Record<string, unknown> }).spec.allowMultiple = true;
     expect((minimalEdit(s, n, e, pack).spec.variables[0] as { spec: Record<string, unknown> }).spec).to.include({ allowMultiple: true });
   });
@@ -173,7 +213,10 @@ describe('saving from Perses: only what the user changed (three-way merge)', () 
   it('adds a panel and a group Perses puts first, keeping the stored group as it was', () => {
     const edited = loaded();
     edited.spec.panels = { ...edited.spec.panels, d: panel('D') } as never;
-    edited.spec.layouts = [{ kind: 'Grid', spec: { display: { title: 'New', collapse: { open: true } }, items: [item('d', 0, 0)] } }, ...edited.spec.layouts];
+    edited.spec.layouts = [
+      { kind: 'Grid', spec: { display: { title: 'New', collapse: { open: true } }, items: [item('d', 0, 0)] } },
+      ...edited.spec.layouts,
+    ];
     const out = minimalEdit(stored(), loaded(), edited, pack);
     expect(out.spec.layouts[1]).to.deep.equal(stored().spec.layouts[0]);
     expect(out.spec.layouts[0]).to.deep.equal(edited.spec.layouts[0]);

@@ -44,12 +44,17 @@ describe('INPUT-04 nesting bombs against the server process (auth on, anonymous 
     dir?.remove();
   });
 
-  const post = async (path: string, type: string, body: string) => readResponse(await fetch(`${srv.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }));
+  const post = async (path: string, type: string, body: string) =>
+    readResponse(await fetch(`${srv.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }));
 
   for (const [label, type, text] of BOMBS) {
     it(`${label} (${Math.round(text.length / 1024)} KB): 400 on every route, five at a time, twice; the process lives`, async () => {
       for (let round = 0; round < 2; round++) {
-        const answers = await Promise.all(ROUTES.flatMap((route) => Array.from({ length: 5 }, () => post(route, type, text).catch((e: Error) => ({ status: 0, text: e.message, body: undefined })))));
+        const answers = await Promise.all(
+          ROUTES.flatMap((route) =>
+            Array.from({ length: 5 }, () => post(route, type, text).catch((e: Error) => ({ status: 0, text: e.message, body: undefined }))),
+          ),
+        );
         for (const r of answers) {
           expect(r.status, `${r.text.slice(0, 200)}\n${srv.output().slice(-2000)}`).to.be.oneOf([400, 401]);
           if (r.status === 400) expect(r.text).to.match(/nested more than 100 levels deep|not valid (YAML|JSON)/);
@@ -62,7 +67,11 @@ describe('INPUT-04 nesting bombs against the server process (auth on, anonymous 
   }
 
   it('control: a sign-up in YAML nested as deep as a real object is accepted', async () => {
-    const r = await post('/api/v1/users', 'application/yaml', 'kind: User\nmetadata:\n  name: nested-ok\nspec:\n  nativeProvider:\n    password: nested-ok-password\n');
+    const r = await post(
+      '/api/v1/users',
+      'application/yaml',
+      'kind: User\nmetadata:\n  name: nested-ok\nspec:\n  nativeProvider:\n    password: nested-ok-password\n',
+    );
     expect(r.status, r.text).to.equal(200);
   });
 

@@ -27,7 +27,10 @@ describe('OAuth providers as they really answer (Perses leniency)', function () 
     s = await startTestServer({
       env: {
         ...AUTH_ENV,
-        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([open.entry('open'), corp.entry('corp', { allowed_email_domains: ['corp.example'] })]),
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([
+          open.entry('open'),
+          corp.entry('corp', { allowed_email_domains: ['corp.example'] }),
+        ]),
       },
     });
     admin = (await s.api('POST', '/api/auth/providers/native/login', { login: 'admin', password: 'admin-password' })).body as Tokens;
@@ -39,7 +42,8 @@ describe('OAuth providers as they really answer (Perses leniency)', function () 
   });
 
   /** One device-code sign-in through `slug`: the token answer (status and body). */
-  const deviceSignIn = (slug: string) => s.raw('POST', path(slug, 'token'), new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: 'myCode' }).toString(), FORM);
+  const deviceSignIn = (slug: string) =>
+    s.raw('POST', path(slug, 'token'), new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: 'myCode' }).toString(), FORM);
   const user = async (name: string) => (await s.api('GET', `/api/v1/users/${name}`, undefined, bearer(admin))).body;
 
   it('a device authorization without expires_in is relayed with the 600 s dashctl assumes; GitHub\'s 200 "authorization_pending" is the OAuth error it is', async () => {
@@ -65,7 +69,9 @@ describe('OAuth providers as they really answer (Perses leniency)', function () 
     expect(u.spec.oauthProviders).to.have.length(1);
     expect(u.spec.oauthProviders[0]).to.include({ subject: 'john.doe@gmail.com', email: 'john.doe@gmail.com' });
     // the same address signs in as the same user again
-    expect((await s.api('GET', '/api/v1/user/whoami', undefined, bearer((await deviceSignIn('open')).body.access_token))).body.metadata.name).to.equal('john.doe-gmail.com');
+    expect(
+      (await s.api('GET', '/api/v1/user/whoami', undefined, bearer((await deviceSignIn('open')).body.access_token))).body.metadata.name,
+    ).to.equal('john.doe-gmail.com');
     // a missing token_type is read as Bearer too
     open.tokenType = undefined;
     expect((await deviceSignIn('open')).status).to.equal(200);
@@ -88,7 +94,9 @@ describe('OAuth providers as they really answer (Perses leniency)', function () 
     expect(r.status, r.text).to.equal(200);
     expect((await user('dora')).spec.oauthProviders[0].subject).to.equal('dora');
     open.profile = { login: 'erin', username: 'not-this', email: 'erin@example.org' };
-    expect((await s.api('GET', '/api/v1/user/whoami', undefined, bearer((await deviceSignIn('open')).body.access_token))).body.metadata.name).to.equal('erin');
+    expect(
+      (await s.api('GET', '/api/v1/user/whoami', undefined, bearer((await deviceSignIn('open')).body.access_token))).body.metadata.name,
+    ).to.equal('erin');
   });
 
   it('an address marked unverified identifies nobody; a profile with nothing to identify the user is refused, naming what it looked for; no user is created', async () => {
@@ -98,7 +106,9 @@ describe('OAuth providers as they really answer (Perses leniency)', function () 
       expect(r.status, JSON.stringify(profile)).to.equal(401);
       expect(r.body.message).to.include('id, login, username or email');
     }
-    const users = (await s.api('GET', '/api/v1/users', undefined, bearer(admin))).body.map((u: { metadata: { name: string } }) => u.metadata.name);
+    const users = (await s.api('GET', '/api/v1/users', undefined, bearer(admin))).body.map(
+      (u: { metadata: { name: string } }) => u.metadata.name,
+    );
     expect(users.filter((n: string) => n.startsWith('mallory') || n === 'Nobody')).to.deep.equal([]);
   });
 });

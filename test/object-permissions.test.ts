@@ -22,7 +22,8 @@ async function must(s: TestServer, auth: Auth, method: string, path: string, bod
   expect(r.status, `${method} ${path}: ${r.text}`).to.be.oneOf([200, 204]);
   return r.body;
 }
-const status = async (s: TestServer, auth: Auth, method: string, path: string, body?: unknown) => (await s.api(method, path, body, auth)).status;
+const status = async (s: TestServer, auth: Auth, method: string, path: string, body?: unknown) =>
+  (await s.api(method, path, body, auth)).status;
 
 const proxyBlock = (url: string) => ({ proxy: { kind: 'HTTPProxy', spec: { url } } });
 const dashboard = (name: string, upstream?: string, title = name) => ({
@@ -33,7 +34,9 @@ const dashboard = (name: string, upstream?: string, title = name) => ({
     duration: '1h',
     panels: {},
     layouts: [],
-    ...(upstream ? { datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } } } : {}),
+    ...(upstream
+      ? { datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } } }
+      : {}),
   },
 });
 const folder = (name: string, items: unknown[]) => ({ kind: 'Folder', metadata: { name }, spec: { items } });
@@ -51,7 +54,11 @@ async function setUp(s: TestServer, upstream: string, user: string, tag: string)
   await must(s, admin, 'POST', `${P}/folders`, folder('ops', OPS_ITEMS));
   await must(s, admin, 'POST', `${P}/folders`, folder('web', [{ kind: 'Dashboard', name: 'web-1' }]));
   for (const ds of ['prom', 'other'])
-    await must(s, admin, 'POST', `${P}/datasources`, { kind: 'Datasource', metadata: { name: ds }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } } });
+    await must(s, admin, 'POST', `${P}/datasources`, {
+      kind: 'Datasource',
+      metadata: { name: ds },
+      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: proxyBlock(upstream) } },
+    });
   const permissions = [
     { actions: ['*'], scopes: ['Dashboard', 'Folder'], folders: ['ops'] },
     { actions: ['read'], scopes: ['Datasource'], resources: ['prom'] },
@@ -60,7 +67,11 @@ async function setUp(s: TestServer, upstream: string, user: string, tag: string)
   // a group lists users that exist
   await signUp(s, user);
   await must(s, admin, 'POST', '/api/v1/groups', { kind: 'Group', metadata: { name: `ops-${tag}` }, spec: { members: [user] } });
-  await must(s, admin, 'POST', `${P}/rolebindings`, { kind: 'RoleBinding', metadata: { name: 'ops-team' }, spec: { role: 'ops-team', subjects: [{ kind: 'Group', name: `ops-${tag}` }] } });
+  await must(s, admin, 'POST', `${P}/rolebindings`, {
+    kind: 'RoleBinding',
+    metadata: { name: 'ops-team' },
+    spec: { role: 'ops-team', subjects: [{ kind: 'Group', name: `ops-${tag}` }] },
+  });
 }
 
 const names = (items: any[]) => items.map((o) => o.metadata.name).sort();
@@ -143,7 +154,8 @@ describe('object-level permissions: resources and folders (issue 20)', function 
     });
 
     it('search: only the folder, its dashboards and the named datasource are found', async () => {
-      const found = async (query: string, auth: Auth) => (await must(s, auth, 'GET', `/api/v1/search?query=${encodeURIComponent(query)}`)).map((h: any) => `${h.kind}:${h.name}`).sort();
+      const found = async (query: string, auth: Auth) =>
+        (await must(s, auth, 'GET', `/api/v1/search?query=${encodeURIComponent(query)}`)).map((h: any) => `${h.kind}:${h.name}`).sort();
       expect(await found('ops', olga)).to.deep.equal(['Dashboard:ops-1', 'Dashboard:ops-2', 'Folder:ops']);
       expect(await found('ops', admin)).to.deep.equal(['Dashboard:ops-1', 'Dashboard:ops-2', 'Folder:ops']);
       expect(await found('web', olga)).to.deep.equal([]);

@@ -11,13 +11,28 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
   let idp: FakeOidcProvider;
   let s: TestServer;
   const now = () => Math.floor(Date.now() / 1000);
-  const claims = (extra: Record<string, unknown> = {}) => ({ iss: idp.issuer, aud: 'dashplane-api', sub: 'robot-sub-1', client_id: 'ci-robot', exp: now() + 300, iat: now(), ...extra });
+  const claims = (extra: Record<string, unknown> = {}) => ({
+    iss: idp.issuer,
+    aud: 'dashplane-api',
+    sub: 'robot-sub-1',
+    client_id: 'ci-robot',
+    exp: now() + 300,
+    iat: now(),
+    ...extra,
+  });
 
   before(async () => {
     idp = await startFakeOidcProvider({ accounts: [] });
     s = await startAuthServer({
       DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
-        { slug_id: 'ci', name: 'CI', client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer, accept_access_tokens: { audience: 'dashplane-api' } },
+        {
+          slug_id: 'ci',
+          name: 'CI',
+          client_id: idp.clientId,
+          client_secret: idp.clientSecret,
+          issuer: idp.issuer,
+          accept_access_tokens: { audience: 'dashplane-api' },
+        },
       ]),
     });
   });
@@ -37,7 +52,11 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
     await s.api(
       'POST',
       '/api/v1/globalrolebindings',
-      { kind: 'GlobalRoleBinding', metadata: { name: 'robot-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-robot' }] } },
+      {
+        kind: 'GlobalRoleBinding',
+        metadata: { name: 'robot-admin' },
+        spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-robot' }] },
+      },
       bearer(admin),
     );
     expect((await s.api('GET', '/api/v1/users', undefined, bearer(token))).status).to.equal(200);
@@ -70,10 +89,17 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
     const token = idp.sign(claims({ sub: 'watcher-sub', client_id: 'ci-watcher', exp }));
     // the first request with the token signs the robot in (its user exists from then on: a grant names someone who exists)
     expect((await s.api('GET', '/api/v1/user/whoami', undefined, bearer(token))).status).to.equal(200);
-    const grant = { kind: 'GlobalRoleBinding', metadata: { name: 'watcher-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-watcher' }] } };
+    const grant = {
+      kind: 'GlobalRoleBinding',
+      metadata: { name: 'watcher-admin' },
+      spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ci-watcher' }] },
+    };
     const granted = await s.api('POST', '/api/v1/globalrolebindings', grant, bearer(admin));
     expect(granted.status, granted.text).to.equal(200);
-    const streams = [await WatchStream.must(`${s.url}/api/v1/projects?watch=true`, bearer(token)), await WatchStream.must(`${s.url}/api/v1/audit?watch=true`, bearer(token))];
+    const streams = [
+      await WatchStream.must(`${s.url}/api/v1/projects?watch=true`, bearer(token)),
+      await WatchStream.must(`${s.url}/api/v1/audit?watch=true`, bearer(token)),
+    ];
     for (const w of streams) {
       await w.waitEnded(15_000);
       expect(w.endedAt!).to.be.at.least(exp * 1000 - 50);
@@ -84,7 +110,12 @@ describe('provider access tokens accepted as Bearer tokens (accept_access_tokens
 
   it('a provider token cannot take over a native user of the same name', async () => {
     await signUp(s, 'mallory-target');
-    const r = await s.api('GET', '/api/v1/user/whoami', undefined, bearer(idp.sign(claims({ sub: 'other-sub', client_id: 'mallory-target' }))));
+    const r = await s.api(
+      'GET',
+      '/api/v1/user/whoami',
+      undefined,
+      bearer(idp.sign(claims({ sub: 'other-sub', client_id: 'mallory-target' }))),
+    );
     expect([401, 403]).to.include(r.status);
   });
 });

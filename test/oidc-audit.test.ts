@@ -24,7 +24,9 @@ type Entry = Record<string, any>;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+const basic = (id: string, secret: string) => ({
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+});
 const path = (slug: string, route: string) => `/api/auth/providers/oidc/${slug}/${route}`;
 const canary = (what: string) => `${what}-${randomBytes(8).toString('hex')}`;
 
@@ -74,7 +76,14 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
         { sub: 'u-devon', preferred_username: 'devon', email: 'devon@corp.example', email_verified: true },
       ],
     });
-    const entry = (slug: string, extra: Record<string, unknown> = {}) => ({ slug_id: slug, name: slug, client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer, ...extra });
+    const entry = (slug: string, extra: Record<string, unknown> = {}) => ({
+      slug_id: slug,
+      name: slug,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      issuer: idp.issuer,
+      ...extra,
+    });
     s = await startAuthServer({
       DASHPLANE_AUDIT_FILE: file,
       // each refused attempt its own entry: these tests read what one refusal records (repeats are
@@ -99,7 +108,8 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
 
   it('client credentials: a refused secret records one login-failed entry (naming the client once it is a user) and answers 401 with a Basic challenge (RFC 6749 §5.2)', async () => {
     const since = await lastId();
-    const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => s.raw('POST', path('corp', 'token'), form(fields), { ...FORM, ...headers });
+    const token = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      s.raw('POST', path('corp', 'token'), form(fields), { ...FORM, ...headers });
     const guesses = [canary('guess'), canary('guess')];
     presented.push(...guesses);
 
@@ -116,7 +126,10 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
     const again = await token({ grant_type: 'client_credentials' }, basic(idp.robotId, guesses[1]));
     expect(again.status, again.text).to.equal(401);
     // a secret sent as typed rather than form-encoded (a bare %) is refused like any wrong secret
-    const typed = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${idp.robotId}:${guesses[1]}%`).toString('base64')}` });
+    const typed = await token(
+      { grant_type: 'client_credentials' },
+      { authorization: `Basic ${Buffer.from(`${idp.robotId}:${guesses[1]}%`).toString('base64')}` },
+    );
     expect(typed.status, typed.text).to.equal(401);
     // another client's id with the robot's secret: the robot's user is not named, nor the secret kept
     presented.push(idp.robotSecret);
@@ -172,7 +185,10 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
     expect(lines[0]).to.equal('login-failed - [oidc/corp: the login has expired or was started elsewhere; start it again]');
     expect(lines[1]).to.match(/^login-failed - \[oidc\/corp: invalid_grant: .+\]$/);
     expect(lines[2]).to.match(/^login-failed - \[oidc\/silent: login_required: .+\]$/);
-    expect(lines.slice(3)).to.deep.equal(['login carla [oidc/corp]', 'login-failed - [oidc/corp: this login response was already used; start the login again]']);
+    expect(lines.slice(3)).to.deep.equal([
+      'login carla [oidc/corp]',
+      'login-failed - [oidc/corp: this login response was already used; start the login again]',
+    ]);
   });
 
   it('device flow: pending and slow_down polls record nothing; a refused device code records one login-failed entry; the approved device records its login', async () => {
@@ -180,7 +196,8 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
     const dc = await s.raw('POST', path('corp', 'device/code'));
     expect(dc.status, dc.text).to.equal(200);
     presented.push(dc.body.device_code);
-    const poll = (deviceCode: string) => s.raw('POST', path('corp', 'token'), form({ grant_type: DEVICE_GRANT, device_code: deviceCode }), FORM);
+    const poll = (deviceCode: string) =>
+      s.raw('POST', path('corp', 'token'), form({ grant_type: DEVICE_GRANT, device_code: deviceCode }), FORM);
     const waiting: string[] = [];
     for (let i = 0; i < 4; i++) {
       if (i === 2) idp.slowDown(2); // the provider asks for slower polling twice
@@ -188,7 +205,12 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
       expect(r.status, r.text).to.equal(400);
       waiting.push(r.body.error);
     }
-    expect(waiting, 'the polls before the approval').to.deep.equal(['authorization_pending', 'authorization_pending', 'slow_down', 'slow_down']);
+    expect(waiting, 'the polls before the approval').to.deep.equal([
+      'authorization_pending',
+      'authorization_pending',
+      'slow_down',
+      'slow_down',
+    ]);
     const bogus = canary('device');
     presented.push(bogus);
     const refused = await poll(bogus);
@@ -217,7 +239,10 @@ describe('sign-ins through an identity provider in the audit log (issue 20)', fu
     const since = await lastId();
     const secret = canary('secret');
     presented.push(secret);
-    const r = await s.raw('POST', path('down', 'token'), form({ grant_type: 'client_credentials' }), { ...FORM, ...basic('robot', secret) });
+    const r = await s.raw('POST', path('down', 'token'), form({ grant_type: 'client_credentials' }), {
+      ...FORM,
+      ...basic('robot', secret),
+    });
     expect(r.status, r.text).to.equal(502);
     const lines = (await entriesSince(since)).map(line);
     expect(lines).to.have.length(1);

@@ -34,9 +34,31 @@ const SESSION_COOKIES = ['jwtPayload', 'jwtSignature', 'jwtRefreshToken'];
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 const ACCOUNTS: IdpAccount[] = [
-  { sub: 'u-carla', preferred_username: 'carla', email: 'carla@corp.example', email_verified: true, given_name: 'Carla', family_name: 'Diaz', picture: 'http://127.0.0.1/carla.png' },
-  { sub: 'u-devon', preferred_username: 'devon', email: 'devon@corp.example', email_verified: true, given_name: 'Devon', family_name: 'Lee' },
-  { sub: 'u-olga', preferred_username: 'olga', email: 'olga@corp.example', email_verified: true, given_name: 'Olga', family_name: 'Ivanova' },
+  {
+    sub: 'u-carla',
+    preferred_username: 'carla',
+    email: 'carla@corp.example',
+    email_verified: true,
+    given_name: 'Carla',
+    family_name: 'Diaz',
+    picture: 'http://127.0.0.1/carla.png',
+  },
+  {
+    sub: 'u-devon',
+    preferred_username: 'devon',
+    email: 'devon@corp.example',
+    email_verified: true,
+    given_name: 'Devon',
+    family_name: 'Lee',
+  },
+  {
+    sub: 'u-olga',
+    preferred_username: 'olga',
+    email: 'olga@corp.example',
+    email_verified: true,
+    given_name: 'Olga',
+    family_name: 'Ivanova',
+  },
   { sub: 'u-sam', preferred_username: 'sam', email: 'sam@corp.example', email_verified: true },
   { sub: 'u-pat', preferred_username: 'pat', email: 'pat@corp.example', email_verified: true },
   { sub: 'u-rita', preferred_username: 'rita', email: 'rita@corp.example', email_verified: true },
@@ -98,7 +120,9 @@ function sessionCookiesSet(r: BrowserResponse): string[] {
 
 /** A failed callback: 400 or 401, and no session cookie. */
 function expectRejected(r: BrowserResponse, what: string, statuses = [400, 401]): void {
-  expect(statuses, `${what}: ${r.method} ${r.url} answered ${r.status} ${r.rawLocation ?? ''} ${r.text.slice(0, 300)}`).to.include(r.status);
+  expect(statuses, `${what}: ${r.method} ${r.url} answered ${r.status} ${r.rawLocation ?? ''} ${r.text.slice(0, 300)}`).to.include(
+    r.status,
+  );
   expect(sessionCookiesSet(r), `${what}: session cookies set`).to.deep.equal([]);
 }
 
@@ -110,7 +134,9 @@ function expectLoggedIn(r: BrowserResponse, what: string): void {
 }
 
 /** The Cookie header a browser sends with dashplane's access cookies from a callback response. */
-const accessCookies = (r: BrowserResponse) => ({ cookie: cookieHeader(sessionCookiesSet(r).filter((l) => !l.startsWith('jwtRefreshToken='))) });
+const accessCookies = (r: BrowserResponse) => ({
+  cookie: cookieHeader(sessionCookiesSet(r).filter((l) => !l.startsWith('jwtRefreshToken='))),
+});
 
 const whoamiName = async (s: TestServer, headers: Record<string, string>): Promise<string> => {
   const r = await s.api('GET', '/api/v1/user/whoami', undefined, headers);
@@ -120,7 +146,9 @@ const whoamiName = async (s: TestServer, headers: Record<string, string>): Promi
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+const basic = (id: string, secret: string) => ({
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+});
 
 /** Asserts the exact dashplane token body of docs/api.md §12. */
 function expectTokenBody(r: ApiResponse): Tokens {
@@ -278,7 +306,11 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       const out = await s.api('GET', '/api/auth/logout', undefined, accessCookies(l2.callback));
       expect(out.status, out.text).to.be.within(200, 204);
       const r = l2.callback.setCookie.find((c) => c.startsWith('jwtRefreshToken='))!;
-      expect((await s.api('POST', '/api/auth/refresh', { refresh_token: decodeURIComponent(r.split(';')[0].slice('jwtRefreshToken='.length)) })).status, 'refresh after logout').to.equal(401);
+      expect(
+        (await s.api('POST', '/api/auth/refresh', { refresh_token: decodeURIComponent(r.split(';')[0].slice('jwtRefreshToken='.length)) }))
+          .status,
+        'refresh after logout',
+      ).to.equal(401);
     });
 
     it('device flow: device/code answers the provider device authorization; token is pending until the user approves, then dashplane tokens', async () => {
@@ -287,7 +319,8 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       expect(dc.body).to.include.keys('device_code', 'user_code', 'verification_uri', 'expires_in');
       expect(dc.body.verification_uri).to.equal(`${idp.issuer}/device`);
 
-      const poll = () => s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: DEVICE_GRANT, device_code: dc.body.device_code }), FORM);
+      const poll = () =>
+        s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: DEVICE_GRANT, device_code: dc.body.device_code }), FORM);
       const pending = await poll();
       expect(pending.status, pending.text).to.equal(400);
       expect(pending.body?.error).to.be.oneOf(['authorization_pending', 'slow_down']);
@@ -321,23 +354,39 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       const formPost = await s.raw('POST', providerPath('oidc', 'idp', 'device/code'), '', FORM);
       expect(formPost.status, formPost.text).to.equal(200);
       expect(formPost.body.user_code).to.be.a('string');
-      const bogus = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: DEVICE_GRANT, device_code: 'not-a-device-code' }), FORM);
+      const bogus = await s.raw(
+        'POST',
+        providerPath('oidc', 'idp', 'token'),
+        form({ grant_type: DEVICE_GRANT, device_code: 'not-a-device-code' }),
+        FORM,
+      );
       expect(bogus.status, bogus.text).to.be.within(400, 401);
       expect(bogus.body?.error, bogus.text).to.be.a('string');
     });
 
     it("client credentials: the caller's client at the provider gets dashplane tokens for a user named after the client id", async () => {
-      const r = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), { ...FORM, ...basic(idp.robotId, idp.robotSecret) });
+      const r = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), {
+        ...FORM,
+        ...basic(idp.robotId, idp.robotSecret),
+      });
       const t = expectTokenBody(r);
       expect(await whoamiName(s, bearer(t))).to.equal('robot');
 
-      const wrong = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), { ...FORM, ...basic(idp.robotId, 'wrong-secret') });
+      const wrong = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), {
+        ...FORM,
+        ...basic(idp.robotId, 'wrong-secret'),
+      });
       expect(wrong.status, wrong.text).to.be.within(400, 401);
       expect(wrong.text).to.not.contain('access_token');
       const none = await s.raw('POST', providerPath('oidc', 'idp', 'token'), form({ grant_type: 'client_credentials' }), FORM);
       expect(none.status, none.text).to.be.within(400, 401);
       // GET is accepted too (docs/api.md §2).
-      const viaGet = await s.api('GET', `${providerPath('oidc', 'idp', 'token')}?grant_type=client_credentials`, undefined, basic(idp.robotId, idp.robotSecret));
+      const viaGet = await s.api(
+        'GET',
+        `${providerPath('oidc', 'idp', 'token')}?grant_type=client_credentials`,
+        undefined,
+        basic(idp.robotId, idp.robotSecret),
+      );
       expect(await whoamiName(s, bearer(expectTokenBody(viaGet)))).to.equal('robot');
     });
 
@@ -360,7 +409,12 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
       const done = await waitFor(
         'the OAuth device token',
         async () => {
-          const r = await s.raw('POST', providerPath('oauth', 'idp-oauth', 'token'), form({ grant_type: DEVICE_GRANT, device_code: dc.body.device_code }), FORM);
+          const r = await s.raw(
+            'POST',
+            providerPath('oauth', 'idp-oauth', 'token'),
+            form({ grant_type: DEVICE_GRANT, device_code: dc.body.device_code }),
+            FORM,
+          );
           return r.status === 400 && ['authorization_pending', 'slow_down'].includes(r.body?.error) ? undefined : r;
         },
         20_000,
@@ -505,7 +559,9 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
 
     it('OIDC-05: with allowed_email_domains, alice@evil.example (or an unverified corp address) does not get the roles bound to alice', async () => {
       const s5 = await startAuthServer({
-        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([oidcEntry(idp, 'corp', { allowed_email_domains: ['corp.example'] })]),
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+          oidcEntry(idp, 'corp', { allowed_email_domains: ['corp.example'] }),
+        ]),
       });
       try {
         idp.allowRedirectUri(callbackUrl(s5, 'oidc', 'corp'));
@@ -523,7 +579,11 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
           s5.api(
             'POST',
             '/api/v1/projects/payroll/rolebindings',
-            { kind: 'RoleBinding', metadata: { name: 'alice-owner' }, spec: { role: 'owner', subjects: [{ kind: 'User', name: 'alice' }] } },
+            {
+              kind: 'RoleBinding',
+              metadata: { name: 'alice-owner' },
+              spec: { role: 'owner', subjects: [{ kind: 'User', name: 'alice' }] },
+            },
             bearer(admin5),
           ),
         );
@@ -551,7 +611,9 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
 
     it('OIDC-05 (verified e-mail): with allowed_email_domains, an OIDC e-mail without email_verified, or with the string "false", is not admitted', async () => {
       const s5 = await startAuthServer({
-        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([oidcEntry(idp, 'corp', { allowed_email_domains: ['corp.example'] })]),
+        DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+          oidcEntry(idp, 'corp', { allowed_email_domains: ['corp.example'] }),
+        ]),
       });
       try {
         idp.allowRedirectUri(callbackUrl(s5, 'oidc', 'corp'));
@@ -564,7 +626,9 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
           const l = await browserLogin(`${s5.url}${providerPath('oidc', 'corp', 'login')}`, account);
           const created = (await getUser(name, s5, admin5)).status === 200;
           if (![400, 401, 403].includes(l.callback.status) || sessionCookiesSet(l.callback).length || created)
-            failures.push(`${what}: callback ${l.callback.status} ${l.callback.rawLocation ?? ''}, session cookies ${sessionCookiesSet(l.callback).length}, user created ${created}`);
+            failures.push(
+              `${what}: callback ${l.callback.status} ${l.callback.rawLocation ?? ''}, session cookies ${sessionCookiesSet(l.callback).length}, user created ${created}`,
+            );
         }
         expect(failures).to.deep.equal([]);
       } finally {
@@ -595,7 +659,10 @@ describe('external identity providers: OIDC and OAuth 2.0 (issue 6)', function (
         expectLoggedIn(l.callback, `redirect=${what}`);
         const loc = l.callback.rawLocation ?? '';
         expect(loc, `redirect=${what}: Location ${JSON.stringify(loc)}`).to.match(/^\/(?![/\\])/);
-        expect(/[\u0000-\u0020\u007f\\]/.test(loc), `redirect=${what}: Location ${JSON.stringify(loc)} has control characters, spaces or backslashes`).to.equal(false);
+        expect(
+          /[\u0000-\u0020\u007f\\]/.test(loc),
+          `redirect=${what}: Location ${JSON.stringify(loc)} has control characters, spaces or backslashes`,
+        ).to.equal(false);
         expect(new URL(loc, s.url).origin, `redirect=${what}: Location ${JSON.stringify(loc)}`).to.equal(origin);
       }
     });

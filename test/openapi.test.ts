@@ -14,7 +14,10 @@ import { readResources } from './helpers/manifests.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { skipWithoutProgram } from './helpers/programs.js';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } & Record<string, any>;
+type Doc = { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } & Record<
+  string,
+  any
+>;
 
 /** OpenAPI's methods, as the document lists them (HEAD is Fastify's automatic twin of GET). */
 const OPENAPI_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'patch', 'trace']);
@@ -38,7 +41,9 @@ function documentedOps(doc: Doc): Set<string> {
 function refs(value: unknown, at = '#'): [string, string][] {
   if (Array.isArray(value)) return value.flatMap((v, i) => refs(v, `${at}/${i}`));
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [[at, v] as [string, string]] : refs(v, `${at}/${k}`)));
+  return Object.entries(value).flatMap(([k, v]) =>
+    k === '$ref' && typeof v === 'string' ? [[at, v] as [string, string]] : refs(v, `${at}/${k}`),
+  );
 }
 
 function pointer(doc: unknown, ref: string): unknown {
@@ -57,7 +62,15 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   before(async () => {
     srv = await startAuthServer({
       DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OAUTH: JSON.stringify([
-        { slug_id: 'forge', name: 'Forge', client_id: 'c', client_secret: 's', auth_url: 'http://127.0.0.1:1/a', token_url: 'http://127.0.0.1:1/t', user_infos_url: 'http://127.0.0.1:1/u' },
+        {
+          slug_id: 'forge',
+          name: 'Forge',
+          client_id: 'c',
+          client_secret: 's',
+          auth_url: 'http://127.0.0.1:1/a',
+          token_url: 'http://127.0.0.1:1/t',
+          user_infos_url: 'http://127.0.0.1:1/u',
+        },
       ]),
     });
     const r = await srv.raw('GET', '/api/openapi.json');
@@ -99,12 +112,20 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
     );
     expect(undocumented, 'routes without a config.doc').to.deep.equal([]);
     // with auth and a provider on, the sign-in routes are there too
-    for (const p of ['/api/auth/providers/native/login', '/api/auth/refresh', '/api/auth/providers/{kind}/{slug}/token', '/api/v1/users/{name}/permissions']) expect(doc.paths, p).to.have.property(p);
+    for (const p of [
+      '/api/auth/providers/native/login',
+      '/api/auth/refresh',
+      '/api/auth/providers/{kind}/{slug}/token',
+      '/api/v1/users/{name}/permissions',
+    ])
+      expect(doc.paths, p).to.have.property(p);
   });
 
   it('every documented operation reaches a route (no "no route" 404 for any method and path)', async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
-      const url = path.replace(/\{(\w+)\}/g, (_m, n: string) => (n === 'version' ? '1' : n === 'kind' ? 'oauth' : n === 'slug' ? 'forge' : `x${n}`));
+      const url = path.replace(/\{(\w+)\}/g, (_m, n: string) =>
+        n === 'version' ? '1' : n === 'kind' ? 'oauth' : n === 'slug' ? 'forge' : `x${n}`,
+      );
       for (const method of Object.keys(item)) {
         if (method === 'trace') continue; // fetch refuses TRACE
         const r = await fetch(srv.url + url, { method: method.toUpperCase(), redirect: 'manual', headers: { accept: 'application/json' } });
@@ -116,7 +137,8 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   it('holds the routes of every kind, made from the kind registry', () => {
     const ops = documentedOps(doc);
     for (const d of buildKindRegistry().all()) {
-      for (const r of kindRoutes(d)) expect(ops.has(`${r.method.toLowerCase()} ${openApiPath(r.url)}`), `${d.kind}: ${r.method} ${r.url}`).to.equal(true);
+      for (const r of kindRoutes(d))
+        expect(ops.has(`${r.method.toLowerCase()} ${openApiPath(r.url)}`), `${d.kind}: ${r.method} ${r.url}`).to.equal(true);
       const list = doc.paths[openApiPath(kindRoutes(d)[0].url)].get;
       for (const f of d.listFilters ?? [])
         expect(
@@ -130,10 +152,20 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
   it('names every write input the server honours (dryRun, fieldManager, If-Match, X-Dashplane-Manager, X-Dashplane-Skip-Unchanged) and the X-Dashplane-Unchanged answer', () => {
     const one = doc.paths['/api/v1/projects/{project}/dashboards/{name}'];
     const names = (op: any) => (op.parameters ?? []).map((p: any) => `${p.in}:${p.name}`);
-    expect(names(one.put)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:If-Match', 'header:X-Dashplane-Manager', 'header:X-Dashplane-Skip-Unchanged']);
+    expect(names(one.put)).to.include.members([
+      'query:dryRun',
+      'query:fieldManager',
+      'header:If-Match',
+      'header:X-Dashplane-Manager',
+      'header:X-Dashplane-Skip-Unchanged',
+    ]);
     expect(one.put.responses['200'].headers).to.have.keys('ETag', 'X-Dashplane-Unchanged');
     expect(names(one.delete)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:If-Match', 'header:X-Dashplane-Manager']);
-    expect(names(doc.paths['/api/v1/projects/{project}/dashboards'].post)).to.include.members(['query:dryRun', 'query:fieldManager', 'header:X-Dashplane-Manager']);
+    expect(names(doc.paths['/api/v1/projects/{project}/dashboards'].post)).to.include.members([
+      'query:dryRun',
+      'query:fieldManager',
+      'header:X-Dashplane-Manager',
+    ]);
     const restore = doc.paths['/api/v1/projects/{project}/dashboards/{name}/versions/{version}/restore'].post;
     expect(names(restore)).to.include.members(['query:dryRun', 'header:If-Match', 'header:X-Dashplane-Skip-Unchanged']);
   });
@@ -195,7 +227,10 @@ describe('OpenAPI document (GET /api/openapi.json) and the API reference (/api/d
     try {
       await w.page.goto('/api/docs');
       await w.page.locator('.swagger-ui .info .title').filter({ hasText: 'dashplane HTTP API' }).waitFor({ timeout: 30_000 });
-      await w.page.locator('.opblock-summary-path', { hasText: '/api/v1/projects/{project}/dashboards/{name}' }).first().waitFor({ timeout: 30_000 });
+      await w.page
+        .locator('.opblock-summary-path', { hasText: '/api/v1/projects/{project}/dashboards/{name}' })
+        .first()
+        .waitFor({ timeout: 30_000 });
       await w.screenshot('api-docs');
       // Swagger UI renders a long document as it scrolls (only the sections near the view): scroll in steps shorter than a section
       const last = w.page.locator('.opblock-tag', { hasText: 'The web UI' });

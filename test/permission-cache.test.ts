@@ -18,14 +18,27 @@ async function changesHoldAtOnce(writer: TestServer, reader: TestServer, user: s
   };
   const project = `cache-${user}`;
   await write('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: {} });
-  await write('POST', `/api/v1/projects/${project}/dashboards`, { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] } });
+  await write('POST', `/api/v1/projects/${project}/dashboards`, {
+    kind: 'Dashboard',
+    metadata: { name: 'd' },
+    spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [] },
+  });
   await signUp(writer, user);
   const as = bearer(await login(reader, user));
   const expectReads = async (status: number, what: string) => {
-    for (let i = 0; i < 2; i++) expect((await reader.api('GET', `/api/v1/projects/${project}/dashboards/d`, undefined, as)).status, what).to.equal(status);
+    for (let i = 0; i < 2; i++)
+      expect((await reader.api('GET', `/api/v1/projects/${project}/dashboards/d`, undefined, as)).status, what).to.equal(status);
   };
-  const role = (scopes: string[]) => ({ kind: 'Role', metadata: { name: 'custom' }, spec: { permissions: [{ actions: ['read'], scopes }] } });
-  const binding = { kind: 'RoleBinding', metadata: { name: 'custom-binding' }, spec: { role: 'custom', subjects: [{ kind: 'User', name: user }] } };
+  const role = (scopes: string[]) => ({
+    kind: 'Role',
+    metadata: { name: 'custom' },
+    spec: { permissions: [{ actions: ['read'], scopes }] },
+  });
+  const binding = {
+    kind: 'RoleBinding',
+    metadata: { name: 'custom-binding' },
+    spec: { role: 'custom', subjects: [{ kind: 'User', name: user }] },
+  };
   await write('POST', `/api/v1/projects/${project}/roles`, role(['Dashboard']));
   for (let round = 0; round < 3; round++) {
     await expectReads(403, `round ${round}: no binding yet`);
@@ -38,8 +51,16 @@ async function changesHoldAtOnce(writer: TestServer, reader: TestServer, user: s
     await write('DELETE', `/api/v1/projects/${project}/rolebindings/custom-binding`);
   }
   await expectReads(403, 'binding deleted');
-  await write('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: `reader-${user}` }, spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] } });
-  await write('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: `reader-${user}` }, spec: { role: `reader-${user}`, subjects: [{ kind: 'User', name: user }] } });
+  await write('POST', '/api/v1/globalroles', {
+    kind: 'GlobalRole',
+    metadata: { name: `reader-${user}` },
+    spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] },
+  });
+  await write('POST', '/api/v1/globalrolebindings', {
+    kind: 'GlobalRoleBinding',
+    metadata: { name: `reader-${user}` },
+    spec: { role: `reader-${user}`, subjects: [{ kind: 'User', name: user }] },
+  });
   await expectReads(200, 'global binding created');
   await write('DELETE', `/api/v1/globalrolebindings/reader-${user}`);
   await expectReads(403, 'global binding deleted');

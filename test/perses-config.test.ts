@@ -59,7 +59,8 @@ describe('a Perses configuration file (test/data/perses/config.yaml)', function 
     expect(outside.status).to.equal(404);
     expect(outside.body.message).to.include('this server answers under /perses/ (api_prefix)');
     expect((await fetch(`${p.url}/metrics`)).status).to.equal(200);
-    for (const name of ['a', 'b']) expect((await callJson(base, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name } })).status).to.equal(200);
+    for (const name of ['a', 'b'])
+      expect((await callJson(base, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name } })).status).to.equal(200);
     const page = await fetch(`${base}/api/v1/projects?limit=1`);
     expect(page.headers.get('link')).to.match(/^<\/perses\/api\/v1\/projects\?limit=1&continue=[^>]+>; rel="next"$/);
   });
@@ -79,7 +80,10 @@ describe('a Perses configuration file (test/data/perses/config.yaml)', function 
     const ds = {
       kind: 'Datasource',
       metadata: { name: 'self', project: 'a' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${base}/api` } } } } },
+      spec: {
+        default: true,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${base}/api` } } } },
+      },
     };
     expect((await callJson(base, 'POST', '/api/v1/projects/a/datasources', ds)).status).to.equal(200);
     const proxied = await callJson(base, 'GET', '/proxy/projects/a/datasources/self/v1/health');
@@ -96,9 +100,13 @@ describe('a Perses configuration file (test/data/perses/config.yaml)', function 
     expect(refused.status).to.equal(400);
     expect(refused.body.details).to.deep.include({
       path: 'spec.datasources',
-      message: 'this server does not allow datasources defined in a dashboard (datasource.disable_local): use a project Datasource or a GlobalDatasource',
+      message:
+        'this server does not allow datasources defined in a dashboard (datasource.disable_local): use a project Datasource or a GlobalDatasource',
     });
-    expect((await callJson(base, 'POST', '/api/v1/projects/a/dashboards', { ...dashboard, spec: { ...dashboard.spec, datasources: {} } })).status).to.equal(200);
+    expect(
+      (await callJson(base, 'POST', '/api/v1/projects/a/dashboards', { ...dashboard, spec: { ...dashboard.spec, datasources: {} } }))
+        .status,
+    ).to.equal(200);
     expect((await callJson(base, 'GET', '/proxy/projects/a/dashboards/d/datasources/local/v1/health')).status).to.equal(404);
   });
 });
@@ -109,11 +117,18 @@ describe('Perses configuration keys dashplane refuses', function () {
     const dir = tempDir();
     try {
       const file = join(dir.path, 'perses.yaml');
-      writeFileSync(file, 'database:\n  file:\n    folder: "./local_db"\n    extension: "json"\n  sql:\n    db_name: perses\n    addr: "localhost:3306"\n');
+      writeFileSync(
+        file,
+        'database:\n  file:\n    folder: "./local_db"\n    extension: "json"\n  sql:\n    db_name: perses\n    addr: "localhost:3306"\n',
+      );
       const r = await runToExit(['--config', file, '--listen', '127.0.0.1:0'], { DASHPLANE_DATABASE_LEVEL_PATH: join(dir.path, 'data') });
       expect(r.code).to.not.equal(0);
-      expect(r.output).to.include('database.file: dashplane does not store resources in a folder of files; remove it and use database.level');
-      expect(r.output).to.include('database.sql: dashplane does not store resources in MySQL or MariaDB; remove it and use database.postgres');
+      expect(r.output).to.include(
+        'database.file: dashplane does not store resources in a folder of files; remove it and use database.level',
+      );
+      expect(r.output).to.include(
+        'database.sql: dashplane does not store resources in MySQL or MariaDB; remove it and use database.postgres',
+      );
     } finally {
       dir.remove();
     }

@@ -6,7 +6,18 @@
  * docs/api.md.
  */
 import { expect } from 'chai';
-import { createEntity, newDatasource, newGlobalRole, newProject, newRole, newUser, newVariable, signIn, startPersesAuthServer, startPersesServer } from './helpers/perses-e2e.js';
+import {
+  createEntity,
+  newDatasource,
+  newGlobalRole,
+  newProject,
+  newRole,
+  newUser,
+  newVariable,
+  signIn,
+  startPersesAuthServer,
+  startPersesServer,
+} from './helpers/perses-e2e.js';
 import { startPersesOidcFake, type PersesOidcFake } from './helpers/perses-oidc-fake.js';
 import { startQuirkyOAuthProvider, type QuirkyOAuthProvider } from './helpers/quirky-oauth.js';
 import type { TestServer } from './helpers/server.js';
@@ -105,7 +116,10 @@ describe('Perses e2e replay: authentication (api/auth_test.go, rbac_test.go, cli
   async function withLib(kind: string, slug: string): Promise<{ status: number; list?: number }> {
     const t = await token(kind, slug, { grant_type: 'client_credentials' }, basic('MyClientID', 'MyClientSecret'));
     if (t.status !== 200) return { status: t.status };
-    return { status: t.status, list: (await s.api('GET', '/api/v1/projects', undefined, { authorization: `Bearer ${t.body.access_token}` })).status };
+    return {
+      status: t.status,
+      list: (await s.api('GET', '/api/v1/projects', undefined, { authorization: `Bearer ${t.body.access_token}` })).status,
+    };
   }
 
   it('TestAuth_OAuthProvider_Token_WithLib [differs: without providers the token route is a JSON 404; Perses answers 405]', async () => {
@@ -114,7 +128,10 @@ describe('Perses e2e replay: authentication (api/auth_test.go, rbac_test.go, cli
     expect([unauthenticated.status, unauthenticated.body.message]).to.deep.equal([401, 'missing or malformed jwt']);
     const off = await startPersesServer();
     try {
-      const r = await off.raw('POST', providerPath('oauth', 'oauth-slug', 'token'), 'grant_type=client_credentials', { ...FORM, ...basic('MyClientID', 'MyClientSecret') });
+      const r = await off.raw('POST', providerPath('oauth', 'oauth-slug', 'token'), 'grant_type=client_credentials', {
+        ...FORM,
+        ...basic('MyClientID', 'MyClientSecret'),
+      });
       expect(r.status).to.equal(404);
       expect(r.body.message).to.include('no route');
     } finally {
@@ -131,7 +148,9 @@ describe('Perses e2e replay: authentication (api/auth_test.go, rbac_test.go, cli
   it('TestNewProjectEndpoints', async () => {
     const auth = await foo();
     expect((await s.api('POST', '/api/v1/projects', newProject('mysuperproject'), auth)).status).to.equal(200);
-    expect((await s.api('POST', '/api/v1/projects/mysuperproject/variables', newVariable('mysuperproject', 'mysupervariable'), auth)).status).to.equal(200);
+    expect(
+      (await s.api('POST', '/api/v1/projects/mysuperproject/variables', newVariable('mysuperproject', 'mysupervariable'), auth)).status,
+    ).to.equal(200);
     expect((await s.api('DELETE', '/api/v1/projects/mysuperproject', undefined, auth)).status).to.equal(204);
     const admin = { authorization: `Bearer ${await signIn(s, 'alice', 'alice-password')}` };
     expect((await s.api('GET', '/api/v1/projects/mysuperproject', undefined, admin)).status).to.equal(404);
@@ -148,7 +167,9 @@ describe('Perses e2e replay: authentication (api/auth_test.go, rbac_test.go, cli
   it('TestUnauthorizedEndpoints', async () => {
     const auth = await foo();
     expect((await s.api('POST', '/api/v1/globalroles', newGlobalRole('test'), auth)).status).to.equal(403);
-    expect((await s.api('POST', '/api/v1/projects', newProject('mysuperproject2'), { authorization: 'Bearer <bad token>' })).status).to.equal(401);
+    expect(
+      (await s.api('POST', '/api/v1/projects', newProject('mysuperproject2'), { authorization: 'Bearer <bad token>' })).status,
+    ).to.equal(401);
   });
 
   it('TestGetProtectedDatasource (client/auth_test.go) [differs: the user is created through the API; Perses writes a bcrypt hash into its database]', async () => {
@@ -167,12 +188,25 @@ describe("Perses e2e replay: provider claims granting roles (api/auth_test.go) [
   this.timeout(60_000);
 
   /** A server whose OIDC provider puts `claims` in its ID tokens and maps them as `mappings` say; the user's token after a device-code login. */
-  async function withClaims(claims: Record<string, unknown>, mappings: Record<string, string>[], run: (s: TestServer, user: Record<string, string>, admin: Record<string, string>) => Promise<void>) {
+  async function withClaims(
+    claims: Record<string, unknown>,
+    mappings: Record<string, string>[],
+    run: (s: TestServer, user: Record<string, string>, admin: Record<string, string>) => Promise<void>,
+  ) {
     const idp = await startPersesOidcFake(claims);
-    const s = await startPersesAuthServer({ DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([idp.entry('idp', { groups_claim: 'roles', role_mappings: mappings })]) });
+    const s = await startPersesAuthServer({
+      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+        idp.entry('idp', { groups_claim: 'roles', role_mappings: mappings }),
+      ]),
+    });
     try {
       const admin = { authorization: `Bearer ${await signIn(s, 'alice', 'alice-password')}` };
-      const login = await s.raw('POST', providerPath('oidc', 'idp', 'token'), new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: 'myCode' }).toString(), FORM);
+      const login = await s.raw(
+        'POST',
+        providerPath('oidc', 'idp', 'token'),
+        new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: 'myCode' }).toString(),
+        FORM,
+      );
       expect(login.status, login.text).to.equal(200);
       await run(s, { authorization: `Bearer ${login.body.access_token}` }, admin);
     } finally {
@@ -183,7 +217,9 @@ describe("Perses e2e replay: provider claims granting roles (api/auth_test.go) [
 
   it("TestAuth_OIDCProvider_ClaimGrantsGlobalRole [differs: GlobalRole admin (* on *) is the bootstrap administrator's, already there]", async () => {
     await withClaims({ roles: ['admin'] }, [{ group: 'admin', global_role: 'admin' }], async (s, user, admin) => {
-      expect((await s.api('GET', '/api/v1/globalroles/admin', undefined, admin)).body.spec.permissions).to.deep.equal([{ actions: ['*'], scopes: ['*'] }]);
+      expect((await s.api('GET', '/api/v1/globalroles/admin', undefined, admin)).body.spec.permissions).to.deep.equal([
+        { actions: ['*'], scopes: ['*'] },
+      ]);
       expect((await s.api('POST', '/api/v1/globalroles', newGlobalRole('another-role'), user)).status).to.equal(200);
       expect((await s.api('POST', '/api/v1/globalroles', newGlobalRole('no-token-role'))).status).to.equal(401);
     });
@@ -196,13 +232,19 @@ describe("Perses e2e replay: provider claims granting roles (api/auth_test.go) [
   });
 
   it("TestAuth_OIDCProvider_ClaimGrantsProjectRole [differs: a new project already has Role editor; it is updated to Perses' create on *]", async () => {
-    await withClaims({ roles: ['editor'] }, [{ group: 'editor', project: 'claim-test-project', role: 'editor' }], async (s, user, admin) => {
-      await createEntity(s, newProject('claim-test-project'), admin);
-      const editor = { ...newRole('claim-test-project', 'editor'), spec: { permissions: [{ actions: ['create'], scopes: ['*'] }] } };
-      expect((await s.api('PUT', '/api/v1/projects/claim-test-project/roles/editor', editor, admin)).status).to.equal(200);
-      expect((await s.api('POST', '/api/v1/projects/claim-test-project/roles', newRole('claim-test-project', 'inner-role'), user)).status).to.equal(200);
-      expect((await s.api('POST', '/api/v1/globalroles', newGlobalRole('should-fail'), user)).status).to.equal(403);
-    });
+    await withClaims(
+      { roles: ['editor'] },
+      [{ group: 'editor', project: 'claim-test-project', role: 'editor' }],
+      async (s, user, admin) => {
+        await createEntity(s, newProject('claim-test-project'), admin);
+        const editor = { ...newRole('claim-test-project', 'editor'), spec: { permissions: [{ actions: ['create'], scopes: ['*'] }] } };
+        expect((await s.api('PUT', '/api/v1/projects/claim-test-project/roles/editor', editor, admin)).status).to.equal(200);
+        expect(
+          (await s.api('POST', '/api/v1/projects/claim-test-project/roles', newRole('claim-test-project', 'inner-role'), user)).status,
+        ).to.equal(200);
+        expect((await s.api('POST', '/api/v1/globalroles', newGlobalRole('should-fail'), user)).status).to.equal(403);
+      },
+    );
   });
 
   it('TestAuth_OIDCProvider_NoClaims_NoExtraPermissions', async () => {

@@ -6,7 +6,16 @@
  * listed in docs/api.md.
  */
 import { expect } from 'chai';
-import { createEntity, newDashboard, newGlobalVariable, newProject, newVariable, signIn, startPersesAuthServer, startPersesServer } from './helpers/perses-e2e.js';
+import {
+  createEntity,
+  newDashboard,
+  newGlobalVariable,
+  newProject,
+  newVariable,
+  signIn,
+  startPersesAuthServer,
+  startPersesServer,
+} from './helpers/perses-e2e.js';
 import { rawRequest } from './helpers/raw-request.js';
 import type { TestServer } from './helpers/server.js';
 
@@ -38,7 +47,12 @@ describe('Perses e2e replay: names and projects (api/verification_test.go)', fun
   before(async () => {
     s = await startPersesAuthServer();
     auth = { authorization: `Bearer ${await signIn(s, 'alice', 'alice-password')}` };
-    for (const e of [newProject('perses'), newVariable('perses', 'targetVariable'), newDashboard('perses', 'targetDashboard'), newGlobalVariable('targetGlobalVariable')])
+    for (const e of [
+      newProject('perses'),
+      newVariable('perses', 'targetVariable'),
+      newDashboard('perses', 'targetDashboard'),
+      newGlobalVariable('targetGlobalVariable'),
+    ])
       await createEntity(s, e, auth);
   });
   after(() => s?.stop());
@@ -90,7 +104,13 @@ describe('Perses e2e replay: names and projects (api/verification_test.go)', fun
   it('TestCheckParameterMiddlewareInvalidNameOnProjectResources', async () => {
     for (const [id] of INVALID_IDS) {
       for (const path of PROJECT_PATHS) {
-        for (const method of ['GET', 'PUT', 'DELETE']) await expectMessage(method, `/api/v1/projects/perses/${path}/${id}`, 'the name is invalid', method === 'PUT' ? variable : undefined);
+        for (const method of ['GET', 'PUT', 'DELETE'])
+          await expectMessage(
+            method,
+            `/api/v1/projects/perses/${path}/${id}`,
+            'the name is invalid',
+            method === 'PUT' ? variable : undefined,
+          );
       }
     }
     await untouched();
@@ -99,7 +119,13 @@ describe('Perses e2e replay: names and projects (api/verification_test.go)', fun
   it('TestCheckParameterMiddlewareInvalidProjectAndName', async () => {
     for (const [id] of INVALID_IDS) {
       for (const path of PROJECT_PATHS) {
-        for (const method of ['GET', 'PUT', 'DELETE']) await expectMessage(method, `/api/v1/projects/${id}/${path}/${id}`, 'the name is invalid', method === 'PUT' ? variable : undefined);
+        for (const method of ['GET', 'PUT', 'DELETE'])
+          await expectMessage(
+            method,
+            `/api/v1/projects/${id}/${path}/${id}`,
+            'the name is invalid',
+            method === 'PUT' ? variable : undefined,
+          );
       }
     }
     await untouched();
@@ -124,7 +150,10 @@ describe('Perses e2e replay: names and projects (api/verification_test.go)', fun
 
   it('TestCheckParameterMiddlewareInvalidProjectInBody [differs: an empty metadata.project says "the project name is invalid: it is required"; Perses says "metadata.project cannot be empty"]', async () => {
     for (const [, decoded] of INVALID_IDS) {
-      for (const path of PROJECT_PATHS) await expectMessage('POST', `/api/v1/${path}`, 'the project name is invalid', { metadata: { name: 'myResource', project: decoded } });
+      for (const path of PROJECT_PATHS)
+        await expectMessage('POST', `/api/v1/${path}`, 'the project name is invalid', {
+          metadata: { name: 'myResource', project: decoded },
+        });
     }
     for (const path of PROJECT_PATHS) {
       await expectMessage('POST', `/api/v1/${path}`, 'the project name is invalid: it is required', { metadata: { name: 'myResource' } });
@@ -178,7 +207,15 @@ const TRAVERSALS = [
   'per..ses',
 ];
 /** rawEncodedPathTraversalQueryStrings. */
-const ENCODED_QUERIES = ['project=%2e%2e', 'project=%2E%2E', 'project=%2e%2e%2f%2e%2e', 'project=..%2f..', 'project=..%5c..', 'project=%252e%252e', 'project=%c0%ae%c0%ae'];
+const ENCODED_QUERIES = [
+  'project=%2e%2e',
+  'project=%2E%2E',
+  'project=%2e%2e%2f%2e%2e',
+  'project=..%2f..',
+  'project=..%5c..',
+  'project=%252e%252e',
+  'project=%c0%ae%c0%ae',
+];
 /** projectScopedListPaths (always served), and with authorization the roles and bindings too. */
 const LIST_PATHS = ['dashboards', 'datasources', 'ephemeraldashboards', 'folders', 'secrets', 'variables'];
 
@@ -189,7 +226,14 @@ describe('Perses e2e replay: lists (api/list_test.go)', function () {
   const status = async (path: string) => (await rawRequest(s, 'GET', path, auth)).status;
   const query = (value: string) => `project=${encodeURIComponent(value)}`;
   async function seed() {
-    for (const e of [newProject('first'), newProject('second'), newVariable('first', 'var-1'), newVariable('second', 'var-2'), newProject('perses'), newVariable('perses', 'var')])
+    for (const e of [
+      newProject('first'),
+      newProject('second'),
+      newVariable('first', 'var-1'),
+      newVariable('second', 'var-2'),
+      newProject('perses'),
+      newVariable('perses', 'var'),
+    ])
       await createEntity(s, e, auth);
   }
 
@@ -204,7 +248,8 @@ describe('Perses e2e replay: lists (api/list_test.go)', function () {
     it('TestListWithPathTraversalInProjectQueryParam', async () => {
       expect((await rawRequest(s, 'GET', '/api/v1/variables?project=first')).body).to.have.length(1);
       for (const path of LIST_PATHS) {
-        for (const q of [...TRAVERSALS.map(query), ...ENCODED_QUERIES]) expect(await status(`/api/v1/${path}?${q}`), `${path}?${q}`).to.equal(400);
+        for (const q of [...TRAVERSALS.map(query), ...ENCODED_QUERIES])
+          expect(await status(`/api/v1/${path}?${q}`), `${path}?${q}`).to.equal(400);
       }
     });
 
@@ -216,7 +261,8 @@ describe('Perses e2e replay: lists (api/list_test.go)', function () {
 
     it('TestListWithPathTraversalInProjectPathParam', async () => {
       for (const path of LIST_PATHS) {
-        for (const p of ['%2e%2e', '%2E%2E', '%2e', '%2e%2e%2f%2e%2e', '..%2f..', '..%5c..', 'perses%2f..']) expect(await status(`/api/v1/projects/${p}/${path}`), `${p}/${path}`).to.equal(400);
+        for (const p of ['%2e%2e', '%2E%2E', '%2e', '%2e%2e%2f%2e%2e', '..%2f..', '..%5c..', 'perses%2f..'])
+          expect(await status(`/api/v1/projects/${p}/${path}`), `${p}/${path}`).to.equal(400);
       }
     });
 
@@ -236,9 +282,12 @@ describe('Perses e2e replay: lists (api/list_test.go)', function () {
     after(() => s?.stop());
 
     it('TestAuthListWithPathTraversalInProjectQueryParam', async () => {
-      expect((await rawRequest(s, 'GET', '/api/v1/variables', auth)).body.map((v: { metadata: { name: string } }) => v.metadata.name)).to.include.members(['var-1', 'var-2']);
+      expect(
+        (await rawRequest(s, 'GET', '/api/v1/variables', auth)).body.map((v: { metadata: { name: string } }) => v.metadata.name),
+      ).to.include.members(['var-1', 'var-2']);
       for (const path of [...LIST_PATHS, 'roles', 'rolebindings']) {
-        for (const q of [...TRAVERSALS.map(query), ...ENCODED_QUERIES]) expect(await status(`/api/v1/${path}?${q}`), `${path}?${q}`).to.equal(400);
+        for (const q of [...TRAVERSALS.map(query), ...ENCODED_QUERIES])
+          expect(await status(`/api/v1/${path}?${q}`), `${path}?${q}`).to.equal(400);
       }
     });
   });

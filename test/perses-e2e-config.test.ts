@@ -7,7 +7,16 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEntity, datasourceSpec, newDashboard, newDatasource, newGlobalDatasource, newProject, newRole, startPersesServer } from './helpers/perses-e2e.js';
+import {
+  createEntity,
+  datasourceSpec,
+  newDashboard,
+  newDatasource,
+  newGlobalDatasource,
+  newProject,
+  newRole,
+  startPersesServer,
+} from './helpers/perses-e2e.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
 import { tempDir, type TestServer } from './helpers/server.js';
@@ -81,7 +90,10 @@ describe('Perses e2e replay: datasource proxy (api/proxy_test.go)', function () 
   after(() => prometheus?.stop());
 
   /** A dashboard of project perses with its own datasource `name` (Perses' newDashboard). */
-  const dashboardWith = (name: string) => ({ ...newDashboard('perses', 'myDashboard'), spec: { ...newDashboard('perses', 'myDashboard').spec, datasources: { [name]: spec } } });
+  const dashboardWith = (name: string) => ({
+    ...newDashboard('perses', 'myDashboard'),
+    spec: { ...newDashboard('perses', 'myDashboard').spec, datasources: { [name]: spec } },
+  });
   const config = async (path: string) => {
     const r = await s.raw('GET', `${path}/api/v1/status/config`);
     expect(r.status, r.text).to.equal(200);
@@ -129,7 +141,12 @@ describe('Perses e2e replay: SQL datasource proxy (api/proxy_test.go)', function
     default: false,
     plugin: {
       kind: 'PostgresDatasource',
-      spec: { proxy: { kind: 'SQLProxy', spec: { driver: 'postgres', host: `127.0.0.1:${db.port}`, database: db.database, secret, postgres: { sslMode: 'prefer' } } } },
+      spec: {
+        proxy: {
+          kind: 'SQLProxy',
+          spec: { driver: 'postgres', host: `127.0.0.1:${db.port}`, database: db.database, secret, postgres: { sslMode: 'prefer' } },
+        },
+      },
     },
   });
   const login = { basicAuth: { username: 'perses', password: PASSWORD } };
@@ -196,7 +213,8 @@ describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function 
     dir.remove();
   });
   const write = (file: string, entity: Record<string, unknown>) => writeFileSync(join(dir.path, file), JSON.stringify(entity));
-  const provisioned = () => startPersesServer({ DASHPLANE_PROVISIONING_FOLDERS: JSON.stringify([dir.path]), DASHPLANE_PROVISIONING_INTERVAL: '1s' });
+  const provisioned = () =>
+    startPersesServer({ DASHPLANE_PROVISIONING_FOLDERS: JSON.stringify([dir.path]), DASHPLANE_PROVISIONING_INTERVAL: '1s' });
 
   it('TestProvisioningSkipsResourcesInUnknownProject', async () => {
     write('valid.json', newRole('existingproject', 'valid'));
@@ -204,7 +222,10 @@ describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function 
     s = await provisioned();
     await createEntity(s, newProject('existingproject'));
     // the next pass provisions the role of the project that now exists, never the other one
-    await waitFor('the role of the existing project', async () => (await s!.api('GET', '/api/v1/projects/existingproject/roles/valid')).status === 200);
+    await waitFor(
+      'the role of the existing project',
+      async () => (await s!.api('GET', '/api/v1/projects/existingproject/roles/valid')).status === 200,
+    );
     expect((await s.api('GET', '/api/v1/roles?project=unknownproject')).body).to.deep.equal([]);
   });
 
@@ -212,7 +233,10 @@ describe('Perses e2e replay: provisioning (api/provisioning_test.go)', function 
     write('a_role.json', newRole('batchproject', 'batchrole'));
     write('z_project.json', newProject('batchproject'));
     s = await provisioned();
-    await waitFor('the role of the project provisioned with it', async () => (await s!.api('GET', '/api/v1/projects/batchproject/roles/batchrole')).status === 200);
+    await waitFor(
+      'the role of the project provisioned with it',
+      async () => (await s!.api('GET', '/api/v1/projects/batchproject/roles/batchrole')).status === 200,
+    );
     expect((await s.api('GET', '/api/v1/projects/batchproject')).status).to.equal(200);
   });
 });

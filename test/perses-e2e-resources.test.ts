@@ -44,15 +44,19 @@ describe('Perses e2e replay: resource scenarios (api/*_test.go)', function () {
   describe('TestMainScenarioProject', () => globalScenario('projects', newProject));
   describe('TestMainScenarioGlobalDatasource', () => globalScenario('globaldatasources', (n) => newGlobalDatasource(n)));
   describe('TestMainScenarioGlobalRole', () => globalScenario('globalroles', (n) => newGlobalRole(n)));
-  describe('TestMainScenarioGlobalRoleBinding [differs: its user must exist]', () => globalScenario('globalrolebindings', newGlobalRoleBinding, { prerequisites: alice }));
-  describe('TestMainScenarioGlobalSecret', () => globalScenario('globalsecrets', newGlobalSecret, { writeOnly: true, answeredSpec: publicSecretSpec }));
+  describe('TestMainScenarioGlobalRoleBinding [differs: its user must exist]', () =>
+    globalScenario('globalrolebindings', newGlobalRoleBinding, { prerequisites: alice }));
+  describe('TestMainScenarioGlobalSecret', () =>
+    globalScenario('globalsecrets', newGlobalSecret, { writeOnly: true, answeredSpec: publicSecretSpec }));
   describe('TestMainScenarioGlobalVariable', () => globalScenario('globalvariables', newGlobalVariable));
-  describe('TestMainScenarioUser', () => globalScenario('users', (n) => newUser(n), { answeredSpec: { nativeProvider: { password: '<secret>' } } }));
+  describe('TestMainScenarioUser', () =>
+    globalScenario('users', (n) => newUser(n), { answeredSpec: { nativeProvider: { password: '<secret>' } } }));
   describe('TestMainScenarioDashboard', () => projectScenario('dashboards', newDashboard));
   describe('TestMainScenarioDatasource', () => projectScenario('datasources', (p, n) => newDatasource(p, n)));
   describe('TestMainScenarioEphemeralDashboard', () => projectScenario('ephemeraldashboards', newEphemeralDashboard));
   describe('TestMainScenarioRole', () => projectScenario('roles', newRole));
-  describe('TestMainScenarioRoleBinding [differs: its user must exist]', () => projectScenario('rolebindings', newRoleBinding, { prerequisites: alice }));
+  describe('TestMainScenarioRoleBinding [differs: its user must exist]', () =>
+    projectScenario('rolebindings', newRoleBinding, { prerequisites: alice }));
   describe('TestMainScenarioSecret', () => projectScenario('secrets', newSecret, { writeOnly: true, answeredSpec: publicSecretSpec }));
   describe('TestMainScenarioVariable', () => projectScenario('variables', newVariable));
 });

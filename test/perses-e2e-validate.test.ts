@@ -13,7 +13,10 @@ const VALIDATE = '/api/validate/dashboards';
 /** Perses' testdata/dashboard.json: project perses, dashboard myDashboard, its own datasource "Victoria Metrics". */
 function testdataDashboard(): Obj {
   const d = newDashboard('perses', 'myDashboard');
-  const victoria = { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:8428' } } } } };
+  const victoria = {
+    default: true,
+    plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:8428' } } } },
+  };
   return { ...d, spec: { ...d.spec, datasources: { 'Victoria Metrics': victoria } } };
 }
 
@@ -27,7 +30,11 @@ function promqlDashboard(name: string, query: string): Obj {
       queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query } } } }],
     },
   };
-  return { kind: 'Dashboard', metadata: { name, project: 'perses' }, spec: { display: { name }, duration: '5m', panels: { p1: panel }, layouts: [] } };
+  return {
+    kind: 'Dashboard',
+    metadata: { name, project: 'perses' },
+    spec: { display: { name }, duration: '5m', panels: { p1: panel }, layouts: [] },
+  };
 }
 
 describe('Perses e2e replay: validation (api/validate_test.go, validate_promql_test.go)', function () {
@@ -48,12 +55,17 @@ describe('Perses e2e replay: validation (api/validate_test.go, validate_promql_t
   });
 
   it('TestValidateDashboardEndpoint_InvalidBody', async () => {
-    expect((await s.raw('POST', VALIDATE, '{"kind": "Dashboard", "metadata": {', { 'content-type': 'application/json' })).status).to.equal(400);
+    expect((await s.raw('POST', VALIDATE, '{"kind": "Dashboard", "metadata": {', { 'content-type': 'application/json' })).status).to.equal(
+      400,
+    );
   });
 
   it('TestValidateDashboardEndpoint_InvalidVariableName', async () => {
     const d = testdataDashboard();
-    const r = await validate({ ...d, spec: { ...d.spec, variables: [{ kind: 'TextVariable', spec: { name: '__forbidden', value: 'foo' } }] } });
+    const r = await validate({
+      ...d,
+      spec: { ...d.spec, variables: [{ kind: 'TextVariable', spec: { name: '__forbidden', value: 'foo' } }] },
+    });
     expect(r.status).to.equal(400);
     expect(r.body.message).to.include('builtin variable prefix');
   });
@@ -99,7 +111,9 @@ describe('Perses e2e replay: validation (api/validate_test.go, validate_promql_t
     const r = await validate(promqlDashboard('test-invalid-promql', 'rate(up[)'));
     expect(r.status).to.equal(400);
     expect(r.text).to.include('invalid PromQL');
-    expect(r.body.details).to.deep.equal([{ path: 'spec.panels.p1.spec.queries[0].spec.plugin.spec.query', message: 'invalid PromQL at line 1, column 9: unexpected ")"' }]);
+    expect(r.body.details).to.deep.equal([
+      { path: 'spec.panels.p1.spec.queries[0].spec.plugin.spec.query', message: 'invalid PromQL at line 1, column 9: unexpected ")"' },
+    ]);
   });
 
   it('TestValidateDashboardWithValidPromQL', async () => {
@@ -107,7 +121,9 @@ describe('Perses e2e replay: validation (api/validate_test.go, validate_promql_t
   });
 
   it('TestValidateDashboardWithVariableRefInPromQL', async () => {
-    expect((await validate(promqlDashboard('test-variable-promql', 'rate(http_requests_total{namespace="$namespace"}[5m])'))).status).to.equal(200);
+    expect(
+      (await validate(promqlDashboard('test-variable-promql', 'rate(http_requests_total{namespace="$namespace"}[5m])'))).status,
+    ).to.equal(200);
   });
 });
 

@@ -17,19 +17,30 @@ describe('Perses compatibility beyond its own API tests (auth on)', function () 
   let s: TestServer;
   let admin: Tokens;
   let auth: Record<string, string>;
-  const variable = (project: string, name: string) => ({ kind: 'Variable', metadata: { name, project }, spec: { kind: 'TextVariable', spec: { value: 'v' } } });
+  const variable = (project: string, name: string) => ({
+    kind: 'Variable',
+    metadata: { name, project },
+    spec: { kind: 'TextVariable', spec: { value: 'v' } },
+  });
 
   before(async () => {
     s = await startAuthServer(LOOPBACK_UPSTREAMS);
     admin = await loginAdmin(s);
     auth = bearer(admin);
-    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'perses' }, spec: {} }, auth)).status).to.equal(200);
+    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'perses' }, spec: {} }, auth)).status).to.equal(
+      200,
+    );
     expect((await s.api('POST', '/api/v1/projects/perses/variables', variable('perses', 'target'), auth)).status).to.equal(200);
   });
   after(() => s?.stop());
 
   it("a dashboard without panels or layouts (an SDK's empty dashboard, or Perses' own answer with them null) is accepted as an empty one", async () => {
-    const empty = await s.api('POST', '/api/v1/projects/perses/dashboards', { kind: 'Dashboard', metadata: { name: 'empty', project: 'perses' }, spec: {} }, auth);
+    const empty = await s.api(
+      'POST',
+      '/api/v1/projects/perses/dashboards',
+      { kind: 'Dashboard', metadata: { name: 'empty', project: 'perses' }, spec: {} },
+      auth,
+    );
     expect(empty.status, empty.text).to.equal(200);
     expect(empty.body.spec).to.deep.equal({ duration: '1h', panels: {}, layouts: [] });
     const nulls = await s.api(
@@ -40,27 +51,50 @@ describe('Perses compatibility beyond its own API tests (auth on)', function () 
     );
     expect(nulls.status, nulls.text).to.equal(200);
     expect(nulls.body.spec).to.deep.equal({ duration: '5m', panels: {}, layouts: [] });
-    const checked = await s.api('POST', '/api/validate/dashboards', { kind: 'Dashboard', metadata: { name: 'x', project: 'perses' }, spec: { duration: '5m' } }, auth);
+    const checked = await s.api(
+      'POST',
+      '/api/validate/dashboards',
+      { kind: 'Dashboard', metadata: { name: 'x', project: 'perses' }, spec: { duration: '5m' } },
+      auth,
+    );
     expect(checked.status, checked.text).to.equal(200);
-    const ephemeral = await s.api('POST', '/api/v1/projects/perses/ephemeraldashboards', { kind: 'EphemeralDashboard', metadata: { name: 'brief' }, spec: { ttl: '1h' } }, auth);
+    const ephemeral = await s.api(
+      'POST',
+      '/api/v1/projects/perses/ephemeraldashboards',
+      { kind: 'EphemeralDashboard', metadata: { name: 'brief' }, spec: { ttl: '1h' } },
+      auth,
+    );
     expect(ephemeral.status, ephemeral.text).to.equal(200);
     expect(ephemeral.body.spec).to.deep.equal({ ttl: '1h', duration: '1h', panels: {}, layouts: [] });
   });
 
   it('metadata spelled as older Perses exports spell it (created_at, updated_at) is server-owned and ignored, like createdAt', async () => {
-    const old = { kind: 'Dashboard', metadata: { name: 'exported', project: 'perses', created_at: '2023-05-02T10:00:00Z', updated_at: '2023-05-02T10:00:00Z', version: 7 }, spec: {} };
+    const old = {
+      kind: 'Dashboard',
+      metadata: { name: 'exported', project: 'perses', created_at: '2023-05-02T10:00:00Z', updated_at: '2023-05-02T10:00:00Z', version: 7 },
+      spec: {},
+    };
     const r = await s.api('POST', '/api/v1/projects/perses/dashboards', old, auth);
     expect(r.status, r.text).to.equal(200);
     expect(Object.keys(r.body.metadata).sort()).to.deep.equal(['createdAt', 'name', 'project', 'updatedAt', 'version']);
     expect(r.body.metadata.version).to.equal(0);
     // an unknown field is still refused, naming it
-    const labels = await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'labelled', labels: { team: 'x' } }, spec: {} }, auth);
+    const labels = await s.api(
+      'POST',
+      '/api/v1/projects',
+      { kind: 'Project', metadata: { name: 'labelled', labels: { team: 'x' } }, spec: {} },
+      auth,
+    );
     expect(labels.status).to.equal(400);
     expect(labels.body.details.map((d: { path: string }) => d.path)).to.deep.equal(['metadata.labels']);
   });
 
   it("a Variable's name is checked as a variable name, as Perses does: not digits alone, at most one '-' or '.', no builtin prefix __", async () => {
-    const make = (kind: string, name: string) => ({ kind, metadata: { name, ...(kind === 'Variable' ? { project: 'perses' } : {}) }, spec: { kind: 'TextVariable', spec: { value: 'v' } } });
+    const make = (kind: string, name: string) => ({
+      kind,
+      metadata: { name, ...(kind === 'Variable' ? { project: 'perses' } : {}) },
+      spec: { kind: 'TextVariable', spec: { value: 'v' } },
+    });
     for (const [kind, path] of [
       ['Variable', '/api/v1/projects/perses/variables'],
       ['GlobalVariable', '/api/v1/globalvariables'],
@@ -123,17 +157,31 @@ describe('Perses compatibility beyond its own API tests (auth on)', function () 
         spec: {
           display: { name: 'd' },
           duration: '1h',
-          datasources: { 'Victoria Metrics': { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } } },
+          datasources: {
+            'Victoria Metrics': {
+              default: true,
+              plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } },
+            },
+          },
           panels: {},
           layouts: [],
         },
       };
       expect((await s.api('POST', '/api/v1/projects/perses/dashboards', dash, auth)).status).to.equal(200);
-      const r = await rawRequest(s, 'GET', '/proxy/projects/perses/dashboards/myDashboard/datasources/Victoria%20Metrics/api/v1/status/config', auth);
+      const r = await rawRequest(
+        s,
+        'GET',
+        '/proxy/projects/perses/dashboards/myDashboard/datasources/Victoria%20Metrics/api/v1/status/config',
+        auth,
+      );
       expect(r.status).to.equal(200);
       expect(seen).to.deep.equal(['/api/v1/status/config']);
       for (const bad of ['..', '%2e%2e', 'a%2Fb', 'a%00b']) {
-        expect((await rawRequest(s, 'GET', `/proxy/projects/perses/dashboards/myDashboard/datasources/${bad}/api/v1/status/config`, auth)).status, bad).to.equal(400);
+        expect(
+          (await rawRequest(s, 'GET', `/proxy/projects/perses/dashboards/myDashboard/datasources/${bad}/api/v1/status/config`, auth))
+            .status,
+          bad,
+        ).to.equal(400);
       }
       expect(seen, 'nothing else reached the upstream').to.have.length(1);
     } finally {

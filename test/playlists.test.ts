@@ -56,7 +56,15 @@ describe('Playlist kind (a real server, dashctl in process)', function () {
     const r = await s.api(
       'POST',
       '/api/v1/projects/ops/playlists',
-      playlist({ interval: '2s', items: [{}, { dashboard: { name: 'a' }, tag: 'linux' }, { dashboard: { name: 'b' }, project: 'x' }, { tag: 'ok', project: 'other' }] }),
+      playlist({
+        interval: '2s',
+        items: [
+          {},
+          { dashboard: { name: 'a' }, tag: 'linux' },
+          { dashboard: { name: 'b' }, project: 'x' },
+          { tag: 'ok', project: 'other' },
+        ],
+      }),
       admin,
     );
     expect(r.status, r.text).to.equal(400);
@@ -79,17 +87,34 @@ describe('Playlist kind (a real server, dashctl in process)', function () {
       ['erin', 'editor'],
       ['victor', 'viewer'],
     ]) {
-      const b = await s.api('POST', '/api/v1/projects/ops/rolebindings', { kind: 'RoleBinding', metadata: { name: role }, spec: { role, subjects: [{ kind: 'User', name: user }] } }, admin);
+      const b = await s.api(
+        'POST',
+        '/api/v1/projects/ops/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: role }, spec: { role, subjects: [{ kind: 'User', name: user }] } },
+        admin,
+      );
       expect(b.status, b.text).to.equal(200);
     }
     // a Perses client (percli, Perses' Go SDK) refuses a role naming a scope it does not know: the default roles stay readable to it
-    const roles = (await s.api('GET', '/api/v1/projects/ops/roles', undefined, admin)).body as { spec: { permissions: { scopes: string[] }[] } }[];
+    const roles = (await s.api('GET', '/api/v1/projects/ops/roles', undefined, admin)).body as {
+      spec: { permissions: { scopes: string[] }[] };
+    }[];
     const scopes = new Set(roles.flatMap((r) => r.spec.permissions.flatMap((p) => p.scopes)));
     expect([...scopes].filter((x) => !PERSES_SCOPES.has(x))).to.deep.equal([]);
     const erin = bearer(await login(s, 'erin'));
-    const refused = await s.api('POST', '/api/v1/projects/ops/playlists', playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'), erin);
+    const refused = await s.api(
+      'POST',
+      '/api/v1/projects/ops/playlists',
+      playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'),
+      erin,
+    );
     expect(refused.status, refused.text).to.equal(403);
-    const role = await s.api('POST', '/api/v1/projects/ops/roles', { kind: 'Role', metadata: { name: 'playlists' }, spec: { permissions: [{ actions: ['*'], scopes: ['Playlist'] }] } }, admin);
+    const role = await s.api(
+      'POST',
+      '/api/v1/projects/ops/roles',
+      { kind: 'Role', metadata: { name: 'playlists' }, spec: { permissions: [{ actions: ['*'], scopes: ['Playlist'] }] } },
+      admin,
+    );
     expect(role.status, role.text).to.equal(200);
     const grant = await s.api(
       'POST',
@@ -98,7 +123,12 @@ describe('Playlist kind (a real server, dashctl in process)', function () {
       admin,
     );
     expect(grant.status, grant.text).to.equal(200);
-    const created = await s.api('POST', '/api/v1/projects/ops/playlists', playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'), erin);
+    const created = await s.api(
+      'POST',
+      '/api/v1/projects/ops/playlists',
+      playlist({ interval: '1m', items: [{ tag: 'linux' }] }, 'erins'),
+      erin,
+    );
     expect(created.status, created.text).to.equal(200);
     const victor = bearer(await login(s, 'victor'));
     expect((await s.api('GET', '/api/v1/projects/ops/playlists/erins', undefined, victor)).status).to.equal(200);
@@ -131,12 +161,21 @@ describe('Playlist kind (a real server, dashctl in process)', function () {
   });
 
   it('a deleted project takes its playlists, and dashctl names them among what goes', async () => {
-    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'gone' }, spec: {} }, admin)).status).to.equal(200);
-    const p = await s.api('POST', '/api/v1/projects/gone/playlists', { ...playlist({ interval: '1m', items: [{ tag: 't' }] }), metadata: { name: 'tv', project: 'gone' } }, admin);
+    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'gone' }, spec: {} }, admin)).status).to.equal(
+      200,
+    );
+    const p = await s.api(
+      'POST',
+      '/api/v1/projects/gone/playlists',
+      { ...playlist({ interval: '1m', items: [{ tag: 't' }] }), metadata: { name: 'tv', project: 'gone' } },
+      admin,
+    );
     expect(p.status, p.text).to.equal(200);
     const r = await run(['delete', 'project', 'gone', '--yes']);
     expect(r.code, show(r)).to.equal(0);
     expect(r.stdout + r.stderr).to.match(/playlists\s+1/);
-    expect((await s.api('GET', '/api/v1/playlists', undefined, admin)).body.map((o: { metadata: { project: string } }) => o.metadata.project)).not.to.include('gone');
+    expect(
+      (await s.api('GET', '/api/v1/playlists', undefined, admin)).body.map((o: { metadata: { project: string } }) => o.metadata.project),
+    ).not.to.include('gone');
   });
 });

@@ -30,7 +30,9 @@ const declared = (pkg: string): string[] => kindsOf(JSON.parse(readFileSync(requ
 /** `<type>:<kind>` of the plugins of dashplane's own plugin modules (ui/src/perses/*.module.json, in the form of a package.json) that ui/src/plugins.ts imports. */
 function ownModules(): string[] {
   const source = readFileSync(PLUGINS_TS, 'utf8');
-  return [...source.matchAll(/from '(\.\/[^']+\.module\.json)'/g)].flatMap((m) => kindsOf(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'ui', 'src', m[1]), 'utf8'))));
+  return [...source.matchAll(/from '(\.\/[^']+\.module\.json)'/g)].flatMap((m) =>
+    kindsOf(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'ui', 'src', m[1]), 'utf8'))),
+  );
 }
 
 describe('the catalog\'s "ui" flags match the plugins the web UI registers', () => {

@@ -33,7 +33,12 @@ describe('PostgreSQL with password authentication', function () {
 
   const url = () => `postgres://dpuser@${db.host}:${db.port}/${db.database}`;
   const starts = async (env: Record<string, string>, args: string[] = []) => {
-    const srv = await spawnServer({ dataDir: join(dir.path, 'unused'), env: { ...key, ...env }, ...(args.length ? { args: [...args, '--listen', '127.0.0.1:0'] } : {}), timeoutMs: 30_000 });
+    const srv = await spawnServer({
+      dataDir: join(dir.path, 'unused'),
+      env: { ...key, ...env },
+      ...(args.length ? { args: [...args, '--listen', '127.0.0.1:0'] } : {}),
+      timeoutMs: 30_000,
+    });
     try {
       const r = await fetch(`${srv.url}/api/v1/health`);
       expect(r.status).to.equal(200);
@@ -69,7 +74,11 @@ describe('PostgreSQL with password authentication', function () {
   });
 
   it('a wrong password stops the server with a message naming the database, not the password', async () => {
-    const r = await runToExit(['--listen', '127.0.0.1:0'], { ...key, DASHPLANE_DATABASE_POSTGRES_URL: url(), DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'wrong-password' }, 30_000);
+    const r = await runToExit(
+      ['--listen', '127.0.0.1:0'],
+      { ...key, DASHPLANE_DATABASE_POSTGRES_URL: url(), DASHPLANE_DATABASE_POSTGRES_PASSWORD: 'wrong-password' },
+      30_000,
+    );
     expect(r.code).to.equal(1);
     expect(r.output)
       .to.include(db.database)

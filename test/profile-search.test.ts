@@ -18,7 +18,9 @@ const dash = (name: string, title: string, opts: { tags?: string[]; panelTitle?:
         spec: {
           display: { name: opts.panelTitle ?? 'A panel' },
           plugin: { kind: 'TimeSeriesChart', spec: {} },
-          queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: opts.query ?? 'up' } } } }],
+          queries: [
+            { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: opts.query ?? 'up' } } } },
+          ],
         },
       },
     },
@@ -51,10 +53,22 @@ describe('user profile and search (web UI API)', function () {
       bob = await login(s, 'bob');
       const a = as(alice);
       await ok(a('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team-a' }, spec: { display: { name: 'Team A' } } }));
-      await ok(a('POST', '/api/v1/projects/team-a/dashboards', dash('cpu', 'CPU usage', { tags: ['infra'], panelTitle: 'Load average', query: 'node_load1{job="node"}' })));
+      await ok(
+        a(
+          'POST',
+          '/api/v1/projects/team-a/dashboards',
+          dash('cpu', 'CPU usage', { tags: ['infra'], panelTitle: 'Load average', query: 'node_load1{job="node"}' }),
+        ),
+      );
       await ok(a('POST', '/api/v1/projects/team-a/dashboards', dash('mem', 'Memory', { query: 'node_memory_MemAvailable_bytes' })));
       await ok(as(bob)('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team-b' }, spec: {} }));
-      await ok(as(bob)('POST', '/api/v1/projects/team-b/dashboards', dash('latency', 'Latency', { panelTitle: 'p99 latency', query: 'histogram_quantile(0.99, rate(http_bucket[5m]))' })));
+      await ok(
+        as(bob)(
+          'POST',
+          '/api/v1/projects/team-b/dashboards',
+          dash('latency', 'Latency', { panelTitle: 'p99 latency', query: 'histogram_quantile(0.99, rate(http_bucket[5m]))' }),
+        ),
+      );
     });
     after(async () => s?.stop());
 
@@ -98,7 +112,8 @@ describe('user profile and search (web UI API)', function () {
     it('stars and unstars, once each', async () => {
       const a = as(alice);
       await ok(a('POST', '/api/v1/user/profile/stars', { kind: 'Dashboard', project: 'team-a', name: 'mem' }));
-      const starred = (await ok(a('POST', '/api/v1/user/profile/stars', { kind: 'Dashboard', project: 'team-a', name: 'mem' }))).body.starred;
+      const starred = (await ok(a('POST', '/api/v1/user/profile/stars', { kind: 'Dashboard', project: 'team-a', name: 'mem' }))).body
+        .starred;
       expect(starred.map((r: any) => r.name)).to.deep.equal(['mem']);
       await ok(a('POST', '/api/v1/user/profile/stars', { kind: 'Project', name: 'team-a' }));
       const after = (await ok(a('DELETE', '/api/v1/user/profile/stars?kind=Dashboard&project=team-a&name=mem'))).body.starred;
@@ -112,7 +127,13 @@ describe('user profile and search (web UI API)', function () {
       await ok(a('DELETE', '/api/v1/projects/team-a/dashboards/gone'), 204);
       expect((await ok(a('GET', '/api/v1/user/profile'))).body.starred.map((r: any) => r.name)).to.not.include('gone');
       // bob is granted viewer, stars cpu, then loses the role: the star is no longer shown
-      await ok(a('POST', '/api/v1/projects/team-a/rolebindings', { kind: 'RoleBinding', metadata: { name: 'bob-viewer' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'bob' }] } }));
+      await ok(
+        a('POST', '/api/v1/projects/team-a/rolebindings', {
+          kind: 'RoleBinding',
+          metadata: { name: 'bob-viewer' },
+          spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'bob' }] },
+        }),
+      );
       await ok(as(bob)('POST', '/api/v1/user/profile/stars', { kind: 'Dashboard', project: 'team-a', name: 'cpu' }));
       expect((await ok(as(bob)('GET', '/api/v1/user/profile'))).body.starred.map((r: any) => r.name)).to.deep.equal(['cpu']);
       await ok(a('DELETE', '/api/v1/projects/team-a/rolebindings/bob-viewer'), 204);
@@ -146,7 +167,10 @@ describe('user profile and search (web UI API)', function () {
 
     it('searches by name, display name, tag, panel title and query text, only where the caller may read', async () => {
       const a = as(alice);
-      const names = async (query: string, t = alice) => (await ok(as(t)('GET', `/api/v1/search?query=${encodeURIComponent(query)}`))).body.map((h: any) => `${h.kind}:${h.project ?? ''}/${h.name}`);
+      const names = async (query: string, t = alice) =>
+        (await ok(as(t)('GET', `/api/v1/search?query=${encodeURIComponent(query)}`))).body.map(
+          (h: any) => `${h.kind}:${h.project ?? ''}/${h.name}`,
+        );
       expect(await names('cpu')).to.deep.equal(['Dashboard:team-a/cpu']);
       expect(await names('memory')).to.deep.equal(['Dashboard:team-a/mem']);
       expect(await names('infra')).to.deep.equal(['Dashboard:team-a/cpu']);

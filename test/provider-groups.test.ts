@@ -47,8 +47,16 @@ async function setUp(s: TestServer): Promise<void> {
     await must(s, admin, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
     await must(s, admin, 'POST', `/api/v1/projects/${p}/folders`, { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } });
   }
-  await must(s, admin, 'POST', '/api/v1/projects/pp/rolebindings', { kind: 'RoleBinding', metadata: { name: 'sre' }, spec: { role: 'editor', subjects: [{ kind: 'Group', name: 'corp:sre' }] } });
-  await must(s, admin, 'POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'ops-reader' }, spec: { permissions: [{ actions: ['read'], scopes: ['GlobalDatasource'] }] } });
+  await must(s, admin, 'POST', '/api/v1/projects/pp/rolebindings', {
+    kind: 'RoleBinding',
+    metadata: { name: 'sre' },
+    spec: { role: 'editor', subjects: [{ kind: 'Group', name: 'corp:sre' }] },
+  });
+  await must(s, admin, 'POST', '/api/v1/globalroles', {
+    kind: 'GlobalRole',
+    metadata: { name: 'ops-reader' },
+    spec: { permissions: [{ actions: ['read'], scopes: ['GlobalDatasource'] }] },
+  });
 }
 
 /** A browser login as `account`; the session's tokens (from its cookies). */
@@ -80,8 +88,18 @@ describe('groups from an identity provider (issue 20)', function () {
   before(async () => {
     idp = await startOidcProvider({
       accounts: [
-        { sub: 'u-greta', preferred_username: 'greta', email: 'greta@corp.example', email_verified: true, groups: ['sre', 'team-a', 'not-allowed'] },
-        { sub: 'u-odd', preferred_username: 'odd', groups: [7, { name: 'sre' }, ['sre'], null, '', 'x'.repeat(10_000), 'ops\u0000', 'team-a', 'team-a'] },
+        {
+          sub: 'u-greta',
+          preferred_username: 'greta',
+          email: 'greta@corp.example',
+          email_verified: true,
+          groups: ['sre', 'team-a', 'not-allowed'],
+        },
+        {
+          sub: 'u-odd',
+          preferred_username: 'odd',
+          groups: [7, { name: 'sre' }, ['sre'], null, '', 'x'.repeat(10_000), 'ops\u0000', 'team-a', 'team-a'],
+        },
         { sub: 'u-one', preferred_username: 'one', groups: 'sre' },
         { sub: 'u-many', preferred_username: 'many', groups: Array.from({ length: 5000 }, (_, i) => `g${i}`).concat(['sre']) },
         { sub: 'u-rex', preferred_username: 'rex', groups: ['sre'] },
@@ -114,7 +132,9 @@ describe('groups from an identity provider (issue 20)', function () {
       expect(await reach(s, t), 'nothing changes before the refresh').to.deep.equal([200, 200, 403]);
       const r = await refresh(s, t);
       expect(r.status, r.text).to.equal(200);
-      expect(await reach(s, r.tokens), 'after the refresh: only the ops mapping (global read of GlobalDatasource)').to.deep.equal([403, 403, 200]);
+      expect(await reach(s, r.tokens), 'after the refresh: only the ops mapping (global read of GlobalDatasource)').to.deep.equal([
+        403, 403, 200,
+      ]);
       expect(await reach(s, t), 'the older access token of the same user too').to.deep.equal([403, 403, 200]);
 
       idp.accounts.delete('u-greta');

@@ -8,7 +8,18 @@ import { expect } from 'chai';
 import { renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startGitHttp, type GitHttpServer } from './helpers/git-http.js';
-import { dashboard, firstPass, passes, project, sources, sourceWhen, startProvisioningServer, TestRepo, writeResources, type ProvisioningServer } from './helpers/provisioning.js';
+import {
+  dashboard,
+  firstPass,
+  passes,
+  project,
+  sources,
+  sourceWhen,
+  startProvisioningServer,
+  TestRepo,
+  writeResources,
+  type ProvisioningServer,
+} from './helpers/provisioning.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -52,16 +63,29 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
       },
     });
     const [branch, tag] = [await firstPass(s, 0), await firstPass(s, 1)];
-    expect(branch).to.include({ source: `git:${repo.url}#main:dashboards`, type: 'git', interval: '300ms', commit: second, files: 2, objects: 2 });
+    expect(branch).to.include({
+      source: `git:${repo.url}#main:dashboards`,
+      type: 'git',
+      interval: '300ms',
+      commit: second,
+      files: 2,
+      objects: 2,
+    });
     expect(tag).to.include({ source: `git:${repo.url}#v1:release`, commit: first, objects: 1 });
-    expect(branch.problems.map((p) => `${p.type} ${p.file}: ${p.message}`)).to.deep.equal(['read leak.yaml: a symbolic link out of the repository; not followed']);
+    expect(branch.problems.map((p) => `${p.type} ${p.file}: ${p.message}`)).to.deep.equal([
+      'read leak.yaml: a symbolic link out of the repository; not followed',
+    ]);
     expect(await title(s, '/api/v1/projects/git/dashboards/d')).to.equal('One');
     expect(await title(s, '/api/v1/projects/git/dashboards/r')).to.equal('Release 1');
-    for (const absent of ['/api/v1/projects/ignored', '/api/v1/projects/outside']) expect((await s.api('GET', absent)).status, absent).to.equal(404);
+    for (const absent of ['/api/v1/projects/ignored', '/api/v1/projects/outside'])
+      expect((await s.api('GET', absent)).status, absent).to.equal(404);
     const managers = (await s.api('GET', '/api/v1/projects/git/dashboards/d/managers')).body as { manager: string; updatedBy: string }[];
     expect(managers.map((m) => [m.manager, m.updatedBy])).to.deep.equal([['provisioning', 'dashplane']]);
 
-    const third = await repo.commit('second', { 'dashboards/d.yaml': [dashboard('git', 'd', 'Two')], 'release/r.yaml': [dashboard('git', 'r', 'Release 2')] });
+    const third = await repo.commit('second', {
+      'dashboards/d.yaml': [dashboard('git', 'd', 'Two')],
+      'release/r.yaml': [dashboard('git', 'r', 'Release 2')],
+    });
     await waitFor('the branch change', async () => (await title(s!, '/api/v1/projects/git/dashboards/d')) === 'Two');
     expect((await passes(s, 2, 1)).commit, 'the tag has not moved').to.equal(first);
     expect(await title(s, '/api/v1/projects/git/dashboards/r')).to.equal('Release 1');
@@ -70,7 +94,9 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
     await repo.tag('v1');
     await waitFor('the moved tag', async () => (await title(s!, '/api/v1/projects/git/dashboards/r')) === 'Release 2');
     expect((await sources(s))[1].commit).to.equal(third);
-    expect(s.logLines().some((l) => l.msg === `provisioning: git:${repo!.url}#main:dashboards (commit ${third.slice(0, 12)}): updated 1`)).to.equal(true);
+    expect(
+      s.logLines().some((l) => l.msg === `provisioning: git:${repo!.url}#main:dashboards (commit ${third.slice(0, 12)}): updated 1`),
+    ).to.equal(true);
   });
 
   it('PROV-03: a fetch that fails keeps the objects as they are and is reported (status route, metric, one log line); the next good fetch clears it', async () => {
@@ -105,11 +131,17 @@ describe('provisioning from Git repositories (provisioning.git)', function () {
     const passwordFile = join(dir.path, 'git-token');
     writeFileSync(passwordFile, 'wrong-t0ken\n', { mode: 0o600 });
     const url = `${gitHttp.url}/origin.git`;
-    s = await startProvisioningServer({ provisioning: { interval: '300ms', git: [{ url, ref: 'main', username: 'reader', password_file: passwordFile }] } });
+    s = await startProvisioningServer({
+      provisioning: { interval: '300ms', git: [{ url, ref: 'main', username: 'reader', password_file: passwordFile }] },
+    });
     const refused = await firstPass(s);
     expect(refused.problems.map((p) => p.type)).to.deep.equal(['fetch']);
-    expect(refused.problems[0].message).to.match(/^git clone failed: .*Authentication failed for .*; the objects it provisioned are kept as they are$/);
-    expect(gitHttp.authorizations.filter(Boolean), "git sent the file's password").to.include(`Basic ${Buffer.from('reader:wrong-t0ken').toString('base64')}`);
+    expect(refused.problems[0].message).to.match(
+      /^git clone failed: .*Authentication failed for .*; the objects it provisioned are kept as they are$/,
+    );
+    expect(gitHttp.authorizations.filter(Boolean), "git sent the file's password").to.include(
+      `Basic ${Buffer.from('reader:wrong-t0ken').toString('base64')}`,
+    );
 
     writeFileSync(passwordFile, `${token}\n`);
     await waitFor('the private project', async () => (await s!.api('GET', '/api/v1/projects/private')).status === 200);

@@ -13,7 +13,8 @@ import { WatchStream } from './helpers/watch.js';
 import { needsPrograms } from './helpers/programs.js';
 
 const DASHBOARDS = 20;
-const titles = (prefix: string) => Array.from({ length: DASHBOARDS }, (_, i) => dashboard('shared', `d${String(i).padStart(2, '0')}`, `${prefix} ${i}`));
+const titles = (prefix: string) =>
+  Array.from({ length: DASHBOARDS }, (_, i) => dashboard('shared', `d${String(i).padStart(2, '0')}`, `${prefix} ${i}`));
 
 describe('provisioning on replicas sharing one PostgreSQL database', function () {
   needsPrograms('postgresql');
@@ -51,7 +52,8 @@ describe('provisioning on replicas sharing one PostgreSQL database', function ()
 
   it('every object is written once (version 0, one ADDED event), neither replica reports a problem, re-reads write nothing; a changed file makes one version per changed object', async () => {
     const [a, b] = replicas;
-    for (const r of replicas) for (const i of [0, 1]) await waitFor(`source ${i}'s first pass on ${r.url}`, async () => (await sources(r))[i].passes > 0);
+    for (const r of replicas)
+      for (const i of [0, 1]) await waitFor(`source ${i}'s first pass on ${r.url}`, async () => (await sources(r))[i].passes > 0);
     const watch = await WatchStream.must(`${b.url}/api/v1/dashboards?watch=true&since=0`);
     try {
       for (const r of replicas) await passes(r, 3);

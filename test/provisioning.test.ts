@@ -14,20 +14,32 @@ import { buildKindRegistry } from '../src/kinds/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { AUTH_ENV, bearer, login, signUp } from './helpers/auth.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
-import { dashboard, firstPass, passes, project, role, startProvisioningServer, writeResources, type ProvisioningServer } from './helpers/provisioning.js';
+import {
+  dashboard,
+  firstPass,
+  passes,
+  project,
+  role,
+  startProvisioningServer,
+  writeResources,
+  type ProvisioningServer,
+} from './helpers/provisioning.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
 
 const KINDS = buildKindRegistry();
-const pathOf = (o: { kind: string; metadata: { name: string; project?: string } }) => objectPath(KINDS.byName(o.kind)!, o.metadata.name, o.metadata.project);
+const pathOf = (o: { kind: string; metadata: { name: string; project?: string } }) =>
+  objectPath(KINDS.byName(o.kind)!, o.metadata.name, o.metadata.project);
 const PROVISIONED = [{ version: 0, updatedBy: 'dashplane', manager: 'provisioning' }];
 const managers = async (s: ProvisioningServer, path: string, headers: Record<string, string> = {}) =>
-  ((await s.api('GET', `${path}/managers`, undefined, headers)).body as { version: number; updatedBy: string; manager: string }[]).map(({ version, updatedBy, manager }) => ({
-    version,
-    updatedBy,
-    manager,
-  }));
+  ((await s.api('GET', `${path}/managers`, undefined, headers)).body as { version: number; updatedBy: string; manager: string }[]).map(
+    ({ version, updatedBy, manager }) => ({
+      version,
+      updatedBy,
+      manager,
+    }),
+  );
 
 describe('provisioning from folders (Perses keys: provisioning.folders, interval, enable_watch)', function () {
   this.timeout(90_000);
@@ -56,23 +68,37 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     s = await startProvisioningServer({ provisioning: { folders: [dir] } }, { DASHPLANE_SECURITY_AUTHENTICATION_PASSWORD_HASH_COST: '10' });
     const status = await firstPass(s);
 
-    const examples = readdirSync(join(dir, 'examples')).flatMap((f) => parseAllDocuments(readFileSync(join(dir, 'examples', f), 'utf8')).map((d) => d.toJS()));
+    const examples = readdirSync(join(dir, 'examples')).flatMap((f) =>
+      parseAllDocuments(readFileSync(join(dir, 'examples', f), 'utf8')).map((d) => d.toJS()),
+    );
     const written = examples.filter((o) => !KINDS.byName(o.kind)!.ttlPath);
     expect(written.length, 'every kind but EphemeralDashboard').to.equal(examples.length - 1);
-    for (const o of [...written, project('team'), dashboard('team', 'overview', ''), role('team', 'reader'), dashboard('team', 'second', ''), dashboard('team', 'third', '')]) {
+    for (const o of [
+      ...written,
+      project('team'),
+      dashboard('team', 'overview', ''),
+      role('team', 'reader'),
+      dashboard('team', 'second', ''),
+      dashboard('team', 'third', ''),
+    ]) {
       const r = await s.api('GET', pathOf(o));
       expect(r.status, `${o.kind} ${o.metadata.name}: ${r.text}`).to.equal(200);
       expect(await managers(s, pathOf(o)), `${o.kind} ${o.metadata.name}`).to.deep.equal(PROVISIONED);
     }
     expect((await s.api('GET', '/api/v1/projects/team/dashboards/second')).body.spec.display.name).to.equal('Second');
-    for (const skipped of ['/api/v1/projects/hidden', '/api/v1/projects/text']) expect((await s.api('GET', skipped)).status, skipped).to.equal(404);
+    for (const skipped of ['/api/v1/projects/hidden', '/api/v1/projects/text'])
+      expect((await s.api('GET', skipped)).status, skipped).to.equal(404);
 
     expect(status).to.include({ source: dir, type: 'folder', interval: '1h', files: examples.length + 3, objects: examples.length + 5 });
     expect(status.writes).to.deep.equal({ created: written.length + 5, updated: 0, takenBack: 0 });
     const unsupported = 'EphemeralDashboard is not provisioned: it expires after its ttl (Perses does not provision it either); skipped';
-    expect(status.problems.map(({ since: _, ...p }) => p)).to.deep.equal([{ type: 'unsupported', file: 'examples/ephemeral-dashboard.yaml', message: unsupported }]);
+    expect(status.problems.map(({ since: _, ...p }) => p)).to.deep.equal([
+      { type: 'unsupported', file: 'examples/ephemeral-dashboard.yaml', message: unsupported },
+    ]);
     const warnings = s.logLines().filter((l) => l.level === 40 && l.msg.startsWith('provisioning:'));
-    expect(warnings.map((l) => l.msg)).to.deep.equal([`provisioning: ${dir} examples/ephemeral-dashboard.yaml: unsupported: ${unsupported}`]);
+    expect(warnings.map((l) => l.msg)).to.deep.equal([
+      `provisioning: ${dir} examples/ephemeral-dashboard.yaml: unsupported: ${unsupported}`,
+    ]);
   });
 
   it("Perses' own dev data (its provisioning folder: JSON lists, projects in a file read after their resources) is written whole", async function () {
@@ -80,7 +106,9 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     const dev = join(corpus, 'perses', 'dev', 'data');
     s = await startProvisioningServer({ provisioning: { folders: [dev] } }, { DASHPLANE_SECURITY_AUTHENTICATION_PASSWORD_HASH_COST: '10' });
     const status = await firstPass(s);
-    const index = JSON.parse(readFileSync(join(corpus, 'INDEX.json'), 'utf8')) as { resources: { file: string; kind: string; name: string; project?: string }[] };
+    const index = JSON.parse(readFileSync(join(corpus, 'INDEX.json'), 'utf8')) as {
+      resources: { file: string; kind: string; name: string; project?: string }[];
+    };
     const resources = index.resources.filter((r) => r.file.startsWith('perses/dev/data/') && r.kind !== 'EphemeralDashboard');
     expect(resources.length).to.be.greaterThan(30);
     for (const r of resources) {
@@ -109,8 +137,11 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     expect((await s.api('GET', '/api/v1/projects/existingproject/roles/valid')).status).to.equal(200);
     const orphan = await s.api('GET', '/api/v1/projects/unknownproject/roles/orphan');
     expect(orphan.status, 'not silently stored').to.equal(404);
-    const message = 'skipped: project "unknownproject" does not exist; add the Project to a provisioning file (projects are written first) or create it';
-    expect(status.problems.map(({ since: _, ...p }) => p)).to.deep.equal([{ file: 'orphan.json', object: 'Role unknownproject/orphan', type: 'unknown-project', message }]);
+    const message =
+      'skipped: project "unknownproject" does not exist; add the Project to a provisioning file (projects are written first) or create it';
+    expect(status.problems.map(({ since: _, ...p }) => p)).to.deep.equal([
+      { file: 'orphan.json', object: 'Role unknownproject/orphan', type: 'unknown-project', message },
+    ]);
     await passes(s);
     const lines = s.logLines().filter((l) => l.msg.includes('unknownproject'));
     expect(
@@ -126,7 +157,11 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
 
   it('a changed file is written at the next interval; unchanged files read again write nothing (no version, no history entry, no watch event, secrets included); a removed file leaves its objects as they are (as Perses)', async () => {
     const dir = folder();
-    const secret = { kind: 'Secret', metadata: { name: 's', project: 'p' }, spec: { basicAuth: { username: 'u', password: 'plain-in-the-file' } } };
+    const secret = {
+      kind: 'Secret',
+      metadata: { name: 's', project: 'p' },
+      spec: { basicAuth: { username: 'u', password: 'plain-in-the-file' } },
+    };
     writeResources(dir, 'p.yaml', [project('p'), secret]);
     writeResources(dir, 'd.yaml', [dashboard('p', 'd', 'One')]);
     s = await startProvisioningServer({ provisioning: { folders: [dir], interval: '300ms' } });
@@ -150,8 +185,14 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
       const after = await passes(s, 3);
       expect(after.writes).to.deep.equal({ created: 3, updated: 1, takenBack: 0 });
       expect(watch.summary(), 'one write for one change').to.deep.equal(['ADDED p/d', 'MODIFIED p/d']);
-      const history = (await s.api('GET', '/api/v1/projects/p/dashboards/d/versions')).body as { version: number; updatedBy: string; manager: string }[];
-      expect(history.map(({ version, updatedBy, manager }) => ({ version, updatedBy, manager }))).to.deep.equal([{ version: 0, updatedBy: 'dashplane', manager: 'provisioning' }]);
+      const history = (await s.api('GET', '/api/v1/projects/p/dashboards/d/versions')).body as {
+        version: number;
+        updatedBy: string;
+        manager: string;
+      }[];
+      expect(history.map(({ version, updatedBy, manager }) => ({ version, updatedBy, manager }))).to.deep.equal([
+        { version: 0, updatedBy: 'dashplane', manager: 'provisioning' },
+      ]);
 
       // a removed file: nothing is deleted, nothing written
       rmSync(join(dir, 'd.yaml'));
@@ -186,7 +227,12 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     const edit = await s.api('PUT', path, dashboard('p', 'd', 'Edited in the UI'), { ...admin, 'x-dashplane-manager': 'web-ui' });
     expect(edit.status, edit.text).to.equal(200);
     expect(edit.body.metadata.version).to.equal(1);
-    const record = (await s.api('GET', `${path}/managers`, undefined, admin)).body as { version: number; updatedAt: string; updatedBy: string; manager: string }[];
+    const record = (await s.api('GET', `${path}/managers`, undefined, admin)).body as {
+      version: number;
+      updatedAt: string;
+      updatedBy: string;
+      manager: string;
+    }[];
     expect(record.map((m) => [m.manager, m.updatedBy, m.version])).to.deep.equal([
       ['web-ui', 'admin', 1],
       ['provisioning', 'dashplane', 0],
@@ -198,7 +244,9 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     const message =
       `changed by admin through web-ui at ${record[0].updatedAt} (version 1) since provisioning wrote version 0 at ${record[1].updatedAt}; ` +
       'not overwritten: put that change into the file (provisioning then manages the object again), or delete the object (the next pass creates it again from the file)';
-    expect(conflicted.problems.map(({ since: _, ...p }) => p)).to.deep.equal([{ file: 'd.yaml', object: 'Dashboard p/d', type: 'conflict', message }]);
+    expect(conflicted.problems.map(({ since: _, ...p }) => p)).to.deep.equal([
+      { file: 'd.yaml', object: 'Dashboard p/d', type: 'conflict', message },
+    ]);
     expect(
       s
         .logLines()
@@ -244,15 +292,27 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     writeFileSync(join(dir, 'big.yaml'), `# ${'x'.repeat(70_000)}\n`);
     const bad = dashboard('p', 'bad', 'Bad');
     writeResources(dir, 'invalid.yaml', [
-      { ...bad, spec: { ...bad.spec, duration: 'soon', layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 1, height: 1, content: { $ref: '#/spec/panels/nope' } }] } }] } },
+      {
+        ...bad,
+        spec: {
+          ...bad.spec,
+          duration: 'soon',
+          layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 1, height: 1, content: { $ref: '#/spec/panels/nope' } }] } }],
+        },
+      },
     ]);
-    writeFileSync(join(dir, 'list.yaml'), '- kind: Project\n  metadata: {name: listed}\n  spec: {}\n- just a string\n- metadata: {name: nokind}\n');
+    writeFileSync(
+      join(dir, 'list.yaml'),
+      '- kind: Project\n  metadata: {name: listed}\n  spec: {}\n- just a string\n- metadata: {name: nokind}\n',
+    );
     writeFileSync(join(dir, 'k8s.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
     writeResources(dir, 'dup-a.yaml', [dashboard('p', 'twice', 'A')]);
     writeResources(dir, 'dup-b.yaml', [dashboard('p', 'twice', 'B')]);
     s = await startProvisioningServer({ provisioning: { folders: [dir] }, http: { body_limit: 65536 } });
     const status = await firstPass(s);
-    const problems = status.problems.map((p) => `${p.type} ${p.file}${p.index !== undefined ? `#${p.index}` : ''}${p.object ? ` (${p.object})` : ''}: ${p.message}`);
+    const problems = status.problems.map(
+      (p) => `${p.type} ${p.file}${p.index !== undefined ? `#${p.index}` : ''}${p.object ? ` (${p.object})` : ''}: ${p.message}`,
+    );
     expect(problems).to.have.length(9);
     const has = (prefix: string, ...parts: string[]) => {
       const found = problems.find((p) => p.startsWith(prefix));
@@ -269,7 +329,8 @@ describe('provisioning from folders (Perses keys: provisioning.folders, interval
     has('invalid list.yaml#1:', 'holds a string, not a resource');
     has('invalid list.yaml#2:', 'kind is missing');
     expect(s.logLines().filter((l) => l.level === 40 && l.msg.startsWith('provisioning:'))).to.have.length(9);
-    for (const path of ['/api/v1/projects/p/dashboards/good', '/api/v1/projects/listed', '/api/v1/projects/p/dashboards/twice']) expect((await s.api('GET', path)).status, path).to.equal(200);
+    for (const path of ['/api/v1/projects/p/dashboards/good', '/api/v1/projects/listed', '/api/v1/projects/p/dashboards/twice'])
+      expect((await s.api('GET', path)).status, path).to.equal(200);
     expect((await s.api('GET', '/api/v1/projects/p/dashboards/twice')).body.spec.display.name, 'the first file wins').to.equal('A');
     expect((await s.api('GET', '/api/v1/health')).status).to.equal(200);
   });

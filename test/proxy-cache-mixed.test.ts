@@ -59,7 +59,11 @@ describe('proxy query cache: every viewer gets the answer to its own query (issu
       ['s1', 'one'],
       ['s2', 'two'],
     ]) {
-      await create('/api/v1/projects/a/secrets', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'svc', password } } }, users.alice);
+      await create(
+        '/api/v1/projects/a/secrets',
+        { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'svc', password } } },
+        users.alice,
+      );
     }
     await create('/api/v1/projects/a/datasources', datasource('one', `${up.url}/one`, { secret: 's1' }), users.alice);
     await create('/api/v1/projects/a/datasources', datasource('two', `${up.url}/two`, { secret: 's2' }), users.alice);
@@ -67,7 +71,11 @@ describe('proxy query cache: every viewer gets the answer to its own query (issu
     const local = datasource('local', `${up.url}/local`).spec;
     await create(
       '/api/v1/projects/a/dashboards',
-      { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [], datasources: { local } } },
+      {
+        kind: 'Dashboard',
+        metadata: { name: 'd' },
+        spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [], datasources: { local } },
+      },
       users.alice,
     );
     await create('/api/v1/projects/b/datasources', datasource('one', `${up.url}/b`), users.carol);
@@ -83,12 +91,25 @@ describe('proxy query cache: every viewer gets the answer to its own query (issu
     const asks = Array.from({ length: 600 }, () => {
       const step = pick([15, 30, 60]);
       const end = base + Math.floor(Math.random() * 90);
-      return { user: pick(Object.keys(readers)), target: pick(targets), query: pick(queries), step, start: end - 3600, end, instant: Math.random() < 0.2 };
+      return {
+        user: pick(Object.keys(readers)),
+        target: pick(targets),
+        query: pick(queries),
+        step,
+        start: end - 3600,
+        end,
+        instant: Math.random() < 0.2,
+      };
     });
     const results = await Promise.all(
       asks.map(async (a) => {
-        const form = a.instant ? `query=${encodeURIComponent(a.query)}&time=${a.end}` : `query=${encodeURIComponent(a.query)}&start=${a.start}&end=${a.end}&step=${a.step}`;
-        const r = await s.raw('POST', `${a.target.path}/api/v1/${a.instant ? 'query' : 'query_range'}`, form, { ...FORM, ...bearer(users[a.user]) });
+        const form = a.instant
+          ? `query=${encodeURIComponent(a.query)}&time=${a.end}`
+          : `query=${encodeURIComponent(a.query)}&start=${a.start}&end=${a.end}&step=${a.step}`;
+        const r = await s.raw('POST', `${a.target.path}/api/v1/${a.instant ? 'query' : 'query_range'}`, form, {
+          ...FORM,
+          ...bearer(users[a.user]),
+        });
         return { a, r };
       }),
     );
@@ -150,7 +171,11 @@ describe('proxy query cache against a real Prometheus: viewers of the Demo dashb
     const now = Date.now() - 60_000;
     const step = 15;
     const viewers = Array.from({ length: 50 }, () => viewerWindow(now - Math.random() * 10_000, 300));
-    const answers = await Promise.all(viewers.flatMap((w) => queries.map(async (query) => ({ query, w, got: await panelQuery(url, bearer(stack.admin!), { query, ...w, step }) }))));
+    const answers = await Promise.all(
+      viewers.flatMap((w) =>
+        queries.map(async (query) => ({ query, w, got: await panelQuery(url, bearer(stack.admin!), { query, ...w, step }) })),
+      ),
+    );
     const distinct = new Map<string, unknown>();
     for (const { query, w, got } of answers) {
       expect(got.body.status).to.equal('success');
@@ -165,7 +190,11 @@ describe('proxy query cache against a real Prometheus: viewers of the Demo dashb
       expect(got.body.data, `${query} ending ${w.end}`).to.deep.equal(distinct.get(key));
     }
     const metrics = (await stack.s.raw('GET', '/metrics')).text;
-    const sent = Number(/^dashplane_proxy_upstream_duration_seconds_count\{datasource="Dashboard\/perses\/PrometheusLocal",status="200"\} (\d+)$/m.exec(metrics)?.[1]);
+    const sent = Number(
+      /^dashplane_proxy_upstream_duration_seconds_count\{datasource="Dashboard\/perses\/PrometheusLocal",status="200"\} (\d+)$/m.exec(
+        metrics,
+      )?.[1],
+    );
     expect(sent, 'upstream queries').to.equal(distinct.size);
     expect(sent).to.be.at.most(2 * queries.length);
   });

@@ -29,7 +29,11 @@ const datasource = (name: string, url: string, extra: Record<string, unknown> = 
   metadata: { name },
   spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...extra } } } } },
 });
-const basicSecret = (name: string, password: string) => ({ kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'svc', password } } });
+const basicSecret = (name: string, password: string) => ({
+  kind: 'Secret',
+  metadata: { name },
+  spec: { basicAuth: { username: 'svc', password } },
+});
 const basic = (password: string) => `Basic ${Buffer.from(`svc:${password}`).toString('base64')}`;
 const cacheOf = (r: ApiResponse) => r.headers.get('x-dashplane-cache');
 const asked = (r: ApiResponse) => (r.body as Answered).asked;
@@ -62,7 +66,9 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     for (const name of ['alice', 'bob']) await signUp(s, name);
     alice = await login(s, 'alice');
     bob = await login(s, 'bob');
-    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'a' }, spec: {} }, as(alice))).status).to.equal(200);
+    expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'a' }, spec: {} }, as(alice))).status).to.equal(
+      200,
+    );
     for (const [name, password] of [
       ['s1', 'one'],
       ['s2', 'two'],
@@ -91,7 +97,11 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     up.hold();
     const waiting = metric('dashplane_proxy_cache_waiting');
     expect(await waiting).to.equal(0);
-    const all = Promise.all(Array.from({ length: 20 }, () => post('prom', '/api/v1/query_range', `query=${encodeURIComponent(query)}&start=1699996400&end=1700000000&step=15`)));
+    const all = Promise.all(
+      Array.from({ length: 20 }, () =>
+        post('prom', '/api/v1/query_range', `query=${encodeURIComponent(query)}&start=1699996400&end=1700000000&step=15`),
+      ),
+    );
     await waitFor('20 callers waiting on one request', async () => (await metric('dashplane_proxy_cache_waiting')) === 20);
     up.release();
     const answers = await all;
@@ -113,7 +123,12 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     const form = `query=${encodeURIComponent(query)}&time=1700000000`;
     const quitters = Array.from({ length: 3 }, () => new AbortController());
     const leaving = quitters.map((ac) =>
-      fetch(`${s.url}/proxy/projects/a/datasources/prom/api/v1/query`, { method: 'POST', body: form, headers: { ...FORM, ...as(alice) }, signal: ac.signal }).catch((e: Error) => e.name),
+      fetch(`${s.url}/proxy/projects/a/datasources/prom/api/v1/query`, {
+        method: 'POST',
+        body: form,
+        headers: { ...FORM, ...as(alice) },
+        signal: ac.signal,
+      }).catch((e: Error) => e.name),
     );
     await waitFor('the first callers waiting', async () => (await metric('dashplane_proxy_cache_waiting')) === 3);
     const staying = Promise.all([post('prom', '/api/v1/query', form), post('prom', '/api/v1/query', form)]);
@@ -147,7 +162,8 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
 
   it('alignment: range queries whose ends are within one step, and instant queries within the resolution, send one query; align: false sends each as it came', async () => {
     const query = fresh();
-    const range = (ds: string, end: number) => post(ds, '/api/v1/query_range', `query=${encodeURIComponent(query)}&start=${end - 3600}&end=${end}&step=15`);
+    const range = (ds: string, end: number) =>
+      post(ds, '/api/v1/query_range', `query=${encodeURIComponent(query)}&start=${end - 3600}&end=${end}&step=15`);
     // 1699999995 is a multiple of 15: ends from it to 14 s later share one query
     const ends = Array.from({ length: 15 }, (_, i) => 1_699_999_995 + i);
     const answers = [];
@@ -160,7 +176,8 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     expect(countFor(query)).to.equal(2);
     // instant queries: the time up to a multiple of proxy.cache.resolution (15 s); GET and POST are keyed apart
     const instant = fresh();
-    for (const t of [1_699_999_996, 1_700_000_003, 1_700_000_010]) expect((await post('prom', '/api/v1/query', `query=${encodeURIComponent(instant)}&time=${t}`)).status).to.equal(200);
+    for (const t of [1_699_999_996, 1_700_000_003, 1_700_000_010])
+      expect((await post('prom', '/api/v1/query', `query=${encodeURIComponent(instant)}&time=${t}`)).status).to.equal(200);
     expect(countFor(instant)).to.equal(1);
     expect(Object.fromEntries(up.received.at(-1)!.params)).to.deep.equal({ query: instant, time: '1700000010' });
     expect(cacheOf(await get('prom', `/api/v1/query?time=1700000003&query=${encodeURIComponent(instant)}`))).to.equal('miss');
@@ -180,7 +197,12 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     const kept = await get('short', `/api/v1/query?query=${query}`);
     // a kept answer says how old it is (RFC 9111 Age) and is the same bytes
     expect([cacheOf(kept), kept.headers.get('age'), kept.text]).to.deep.equal(['hit', '0', first.text]);
-    await waitFor('the answer to expire (ttl 1s)', async () => cacheOf(await get('short', `/api/v1/query?query=${query}`)) === 'miss', 5_000, 100);
+    await waitFor(
+      'the answer to expire (ttl 1s)',
+      async () => cacheOf(await get('short', `/api/v1/query?query=${query}`)) === 'miss',
+      5_000,
+      100,
+    );
     expect(Date.now() - started).to.be.at.least(990);
     expect(countFor(decodeURIComponent(query))).to.equal(2);
     const off = encodeURIComponent(fresh());
@@ -213,7 +235,11 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     const two = await get('two', `/api/v1/query?query=${query}`);
     const plain = await get('prom', `/api/v1/query?query=${query}`);
     expect([cacheOf(one), cacheOf(two), cacheOf(plain)]).to.deep.equal(['miss', 'miss', 'miss']);
-    expect([asked(one).authorization, asked(two).authorization, asked(plain).authorization]).to.deep.equal([basic('one'), basic('two'), null]);
+    expect([asked(one).authorization, asked(two).authorization, asked(plain).authorization]).to.deep.equal([
+      basic('one'),
+      basic('two'),
+      null,
+    ]);
     expect(cacheOf(await get('one', `/api/v1/query?query=${query}`))).to.equal('hit');
     // the Secret changes: the next request sends the new credentials, and gets its own answer
     expect((await s.api('PUT', '/api/v1/projects/a/secrets/s1', basicSecret('s1', 'uno'), as(alice))).status).to.equal(200);
@@ -225,7 +251,11 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
     const again = await get('two', `/api/v1/query?query=${query}`);
     expect([cacheOf(again), asked(again).authorization]).to.deep.equal(['miss', basic('dos')]);
     // a dashboard's own datasource with the same URL: its own answers
-    const dashboard = { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [], datasources: { local: datasource('x', up.url).spec } } };
+    const dashboard = {
+      kind: 'Dashboard',
+      metadata: { name: 'd' },
+      spec: { display: { name: 'd' }, duration: '1h', panels: {}, layouts: [], datasources: { local: datasource('x', up.url).spec } },
+    };
     expect((await s.api('POST', '/api/v1/projects/a/dashboards', dashboard, as(alice))).status).to.equal(200);
     const local = await s.raw('GET', `/proxy/projects/a/dashboards/d/datasources/local/api/v1/query?query=${query}`, undefined, as(alice));
     expect(cacheOf(local)).to.equal('miss');
@@ -254,8 +284,14 @@ describe('proxy query cache: coalescing, alignment, kept answers, isolation (iss
   it('not shared: no-cache and range requests, other POST paths, non-200 answers, Set-Cookie and private answers', async () => {
     const query = encodeURIComponent(fresh());
     const twice = async (send: () => Promise<ApiResponse>) => [cacheOf(await send()), cacheOf(await send())];
-    expect(await twice(() => get('prom', `/api/v1/query?query=${query}`, alice, { 'cache-control': 'no-cache' }))).to.deep.equal(['bypass', 'bypass']);
-    expect(await twice(() => get('prom', `/api/v1/query?query=${query}`, alice, { range: 'bytes=0-10' }))).to.deep.equal(['bypass', 'bypass']);
+    expect(await twice(() => get('prom', `/api/v1/query?query=${query}`, alice, { 'cache-control': 'no-cache' }))).to.deep.equal([
+      'bypass',
+      'bypass',
+    ]);
+    expect(await twice(() => get('prom', `/api/v1/query?query=${query}`, alice, { range: 'bytes=0-10' }))).to.deep.equal([
+      'bypass',
+      'bypass',
+    ]);
     expect(await twice(() => post('prom', '/api/v1/admin/tsdb/snapshot', `query=${query}`))).to.deep.equal(['bypass', 'bypass']);
     expect(await twice(() => get('prom', `/error?query=${query}`))).to.deep.equal(['miss', 'miss']);
     expect(await twice(() => get('prom', `/cookie?query=${query}`))).to.deep.equal(['miss', 'miss']);

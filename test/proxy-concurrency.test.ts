@@ -49,7 +49,9 @@ function get(url: string): Promise<{ status: number; retryAfter?: string; error?
   return new Promise((resolve) => {
     const req = http.get(url, { agent: false }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}) }),
+      );
     });
     req.on('error', (e) => resolve({ status: 0, error: e.message }));
   });
@@ -64,7 +66,10 @@ describe('proxy under a thousand concurrent requests (REL-15)', function () {
   before(async () => {
     up = await slowUpstream();
     server = await spawnServer({ dataDir: dir.path, env: { DASHPLANE_PROXY_MAX_CONCURRENT: String(CAP), DASHPLANE_PROXY_TIMEOUT: '30s' } });
-    const post = (path: string, body: unknown) => fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.status);
+    const post = (path: string, body: unknown) =>
+      fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        (r) => r.status,
+      );
     expect(await post('/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).to.equal(200);
     expect(
       await post('/api/v1/projects/p/datasources', {

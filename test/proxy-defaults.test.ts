@@ -51,7 +51,9 @@ describe('SSRF defaults: cloud metadata and link-local addresses are denied out 
     const open = await startTestServer({ env: { DASHPLANE_PROXY_DENIED_NETWORKS: '[]', DASHPLANE_PROXY_TIMEOUT: '1s' } });
     try {
       await open.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} });
-      expect((await open.api('POST', '/api/v1/projects/p/datasources', datasource('meta', 'http://169.254.169.254:9/'))).status).to.equal(200);
+      expect((await open.api('POST', '/api/v1/projects/p/datasources', datasource('meta', 'http://169.254.169.254:9/'))).status).to.equal(
+        200,
+      );
       const r = await open.api('GET', '/proxy/projects/p/datasources/meta/x');
       // whatever the network answers (502, 504, or a firewall's own refusal), it is not our denylist
       expect(r.text, r.text).not.to.contain('proxy.denied_networks');
@@ -90,13 +92,19 @@ describe('an open installation says so when it starts', function () {
   });
 
   it('GRANT-02: sign-up open beside an identity provider: a warning saying provider users are created before roles are granted to them (none with sign-up closed)', async () => {
-    const provider = { DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([{ slug_id: 'corp', name: 'Corp', client_id: 'c', client_secret: 's', issuer: 'http://127.0.0.1:9' }]) };
+    const provider = {
+      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+        { slug_id: 'corp', name: 'Corp', client_id: 'c', client_secret: 's', issuer: 'http://127.0.0.1:9' },
+      ]),
+    };
     const out = await started({ ...AUTH_ENV, ...provider });
     const line = out.split('\n').find((l) => l.includes('native sign-up is open beside identity providers'));
     expect(line, out).to.be.a('string');
     expect(JSON.parse(line!).level).to.equal(40);
     expect(line).to.contain('oauthProviders').and.to.contain('disable_sign_up');
-    expect(await started({ ...AUTH_ENV, ...provider, DASHPLANE_SECURITY_AUTHENTICATION_DISABLE_SIGN_UP: 'true' })).not.to.contain('beside identity providers');
+    expect(await started({ ...AUTH_ENV, ...provider, DASHPLANE_SECURITY_AUTHENTICATION_DISABLE_SIGN_UP: 'true' })).not.to.contain(
+      'beside identity providers',
+    );
     expect(await started(AUTH_ENV)).not.to.contain('beside identity providers');
   });
 });

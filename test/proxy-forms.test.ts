@@ -136,7 +136,15 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
     victim = await new Victim().start();
     // the defaults of an installation with authentication on: open sign-up, guests create projects
     srv = await spawnServer({ dataDir: dir.path, env: { ...AUTH_ENV, DASHPLANE_PROXY_TIMEOUT: '2s' } });
-    expect((await callJson(srv.url, 'POST', '/api/v1/users', { kind: 'User', metadata: { name: 'mallory' }, spec: { nativeProvider: { password: 'mallory-password' } } })).status).to.equal(200);
+    expect(
+      (
+        await callJson(srv.url, 'POST', '/api/v1/users', {
+          kind: 'User',
+          metadata: { name: 'mallory' },
+          spec: { nativeProvider: { password: 'mallory-password' } },
+        })
+      ).status,
+    ).to.equal(200);
     const tokens = await callJson(srv.url, 'POST', '/api/auth/providers/native/login', { login: 'mallory', password: 'mallory-password' });
     user = { authorization: `Bearer ${tokens.body.access_token}` };
     expect((await call('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'm' }, spec: {} })).status).to.equal(200);
@@ -178,7 +186,9 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
   });
 
   it('PROXY-22: with auth on and the default configuration a signed-up user gets 403 for a datasource on 127.0.0.1; the start-up log names the networks and the opt-in', async () => {
-    expect((await call('POST', '/api/v1/projects/m/datasources', datasource('local-prom', `http://127.0.0.1:${victim.port}`))).status).to.equal(200);
+    expect(
+      (await call('POST', '/api/v1/projects/m/datasources', datasource('local-prom', `http://127.0.0.1:${victim.port}`))).status,
+    ).to.equal(200);
     const r = await call('GET', '/proxy/projects/m/datasources/local-prom/api/v1/query?query=up');
     expect(r.status, r.text).to.equal(403);
     expect(r.body.message).to.contain('loopback').and.contain('proxy.allow_loopback: true');
@@ -189,7 +199,11 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
         .split('\n')
         .find((l) => l.includes('the datasource proxy denies')),
     );
-    expect(JSON.parse(line!).msg).to.contain('169.254.0.0/16').and.contain('127.0.0.0/8').and.contain('::1/128').and.contain('set proxy.allow_loopback: true');
+    expect(JSON.parse(line!).msg)
+      .to.contain('169.254.0.0/16')
+      .and.contain('127.0.0.0/8')
+      .and.contain('::1/128')
+      .and.contain('set proxy.allow_loopback: true');
   });
 
   it('PROXY-22: with proxy.allow_loopback the same datasource works, and the log says loopback is allowed; with auth off (the quick start) it works unchanged', async () => {
@@ -199,8 +213,20 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
     try {
       const tokens = await callJson(opted.url, 'POST', '/api/auth/providers/native/login', { login: 'admin', password: 'admin-password' });
       const admin = { authorization: `Bearer ${tokens.body.access_token}` };
-      expect((await callJson(opted.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, admin)).status).to.equal(200);
-      expect((await callJson(opted.url, 'POST', '/api/v1/projects/p/datasources', datasource('local-prom', `http://127.0.0.1:${victim.port}`), admin)).status).to.equal(200);
+      expect(
+        (await callJson(opted.url, 'POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, admin)).status,
+      ).to.equal(200);
+      expect(
+        (
+          await callJson(
+            opted.url,
+            'POST',
+            '/api/v1/projects/p/datasources',
+            datasource('local-prom', `http://127.0.0.1:${victim.port}`),
+            admin,
+          )
+        ).status,
+      ).to.equal(200);
       const r = await callJson(opted.url, 'GET', '/proxy/projects/p/datasources/local-prom/api/v1/query?query=up', undefined, admin);
       expect(r.status, r.text).to.equal(200);
       expect(r.body.url).to.equal('/api/v1/query?query=up');
@@ -210,10 +236,14 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
           .split('\n')
           .find((l) => l.includes('the datasource proxy denies')),
       );
-      expect(JSON.parse(line!).msg).to.contain('loopback addresses are allowed (proxy.allow_loopback: true)').and.not.contain('127.0.0.0/8');
+      expect(JSON.parse(line!).msg)
+        .to.contain('loopback addresses are allowed (proxy.allow_loopback: true)')
+        .and.not.contain('127.0.0.0/8');
       quick = await startTestServer();
       expect((await quick.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
-      expect((await quick.api('POST', '/api/v1/projects/p/datasources', datasource('local-prom', `http://127.0.0.1:${victim.port}`))).status).to.equal(200);
+      expect(
+        (await quick.api('POST', '/api/v1/projects/p/datasources', datasource('local-prom', `http://127.0.0.1:${victim.port}`))).status,
+      ).to.equal(200);
       expect((await quick.api('GET', '/proxy/projects/p/datasources/local-prom/api/v1/query?query=up')).status).to.equal(200);
     } finally {
       await stopChild(opted.child);
@@ -224,9 +254,21 @@ describe('proxy: every form of a denied address, loopback with auth on (PROXY-21
 });
 
 /** Sends a request target as written on a raw socket (absolute form included) and reads the whole answer. */
-function rawTarget(base: string, method: string, target: string, headers: Record<string, string> = {}): Promise<{ status: number; head: string; body: string }> {
+function rawTarget(
+  base: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; head: string; body: string }> {
   const u = new URL(base);
-  const lines = [`${method} ${target} HTTP/1.1`, `Host: ${u.host}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    `Host: ${u.host}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ];
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(Number(u.port), u.hostname, () => socket.write(lines.join('\r\n')));
@@ -283,7 +325,14 @@ const ACTIVE_TYPES: (string | null)[] = [
   null,
 ];
 /** What datasources answer: kept as they are. */
-const PASSIVE_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/problem+json', 'text/plain; version=0.0.4; charset=utf-8', 'application/x-protobuf', 'image/png'];
+const PASSIVE_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/problem+json',
+  'text/plain; version=0.0.4; charset=utf-8',
+  'application/x-protobuf',
+  'image/png',
+];
 
 describe('proxy: answer types, absolute-form targets and Content-Length (PROXY-23, PROXY-24, PROXY-25)', function () {
   this.timeout(30_000);
@@ -310,9 +359,18 @@ describe('proxy: answer types, absolute-form targets and Content-Length (PROXY-2
     bigUrl = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
     s = await startTestServer();
     expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
-    expect((await s.api('POST', '/api/v1/projects/p/datasources', datasource('d', `http://127.0.0.1:${victim.port}/base`))).status).to.equal(200);
+    expect(
+      (await s.api('POST', '/api/v1/projects/p/datasources', datasource('d', `http://127.0.0.1:${victim.port}/base`))).status,
+    ).to.equal(200);
     expect((await s.api('POST', '/api/v1/projects/p/datasources', datasource('big', bigUrl))).status).to.equal(200);
-    expect((await s.api('POST', '/api/v1/globaldatasources', { ...datasource('g', `http://127.0.0.1:${victim.port}/base`), kind: 'GlobalDatasource' })).status).to.equal(200);
+    expect(
+      (
+        await s.api('POST', '/api/v1/globaldatasources', {
+          ...datasource('g', `http://127.0.0.1:${victim.port}/base`),
+          kind: 'GlobalDatasource',
+        })
+      ).status,
+    ).to.equal(200);
   });
   after(async () => {
     await s?.stop();

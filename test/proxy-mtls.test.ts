@@ -47,13 +47,39 @@ function makePki(dir: string): Pki {
   const leaf = (name: string, cn: string, caName: string, ext: string) => {
     writeFileSync(`${dir}/${name}.ext`, ext);
     ssl('req', ...ecKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.crt`, '-CAkey', `${caName}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${caName}.crt`,
+      '-CAkey',
+      `${caName}.key`,
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   };
   ca('ca');
   ca('other-ca');
-  leaf('server', 'localhost', 'ca', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n');
+  leaf(
+    'server',
+    'localhost',
+    'ca',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+  );
   leaf('client', 'dashplane-client', 'ca', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
-  leaf('stranger', 'stranger-client', 'other-ca', 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
+  leaf(
+    'stranger',
+    'stranger-client',
+    'other-ca',
+    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n',
+  );
   const read = (f: string) => readFileSync(`${dir}/${f}`, 'utf8');
   return {
     ca: read('ca.crt'),
@@ -88,13 +114,20 @@ describe('datasource proxy: TLS and client certificates from a Secret', function
     expect(r.status, r.text).to.equal(status);
     return r;
   };
-  const secret = (name: string, tlsConfig: Record<string, unknown>) => ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name }, spec: { tlsConfig } }));
+  const secret = (name: string, tlsConfig: Record<string, unknown>) =>
+    ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name }, spec: { tlsConfig } }));
   const datasource = (name: string, url: string, secretName?: string) =>
     ok(
       s.api('POST', '/api/v1/projects/p/datasources', {
         kind: 'Datasource',
         metadata: { name },
-        spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(secretName ? { secret: secretName } : {}) } } } } },
+        spec: {
+          default: false,
+          plugin: {
+            kind: 'PrometheusDatasource',
+            spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(secretName ? { secret: secretName } : {}) } } },
+          },
+        },
       }),
     );
   const get = (ds: string, path = '/api/v1/status/buildinfo') => call(s.raw('GET', `/proxy/projects/p/datasources/${ds}${path}`));
@@ -112,11 +145,14 @@ describe('datasource proxy: TLS and client certificates from a Secret', function
     this.timeout(30_000);
     dir = tempDir('dashplane-mtls-');
     pki = makePki(dir.path);
-    upstream = createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const peer = (req.socket as TLSSocket).getPeerCertificate();
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ status: 'success', data: { client: peer.subject?.CN, path: req.url } }));
-    });
+    upstream = createServer(
+      { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ status: 'success', data: { client: peer.subject?.CN, path: req.url } }));
+      },
+    );
     upstream.on('tlsClientError', () => undefined);
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     port = (upstream.address() as AddressInfo).port;

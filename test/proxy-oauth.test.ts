@@ -52,11 +52,17 @@ class FakeTokenEndpoint {
     req.on('data', (b: Buffer) => (body += b.toString()));
     req.on('end', () => {
       const answer = (status: number, json: Record<string, unknown>, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json;charset=UTF-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
+        res.writeHead(status, {
+          'content-type': 'application/json;charset=UTF-8',
+          'cache-control': 'no-store',
+          pragma: 'no-cache',
+          ...headers,
+        });
         res.end(JSON.stringify(json));
       };
       if (req.url === '/redirect') return answer(302, {}, { location: 'http://169.254.169.254/latest/meta-data/' });
-      if (req.method !== 'POST' || !/^application\/x-www-form-urlencoded\b/.test(req.headers['content-type'] ?? '')) return answer(400, { error: 'invalid_request' });
+      if (req.method !== 'POST' || !/^application\/x-www-form-urlencoded\b/.test(req.headers['content-type'] ?? ''))
+        return answer(400, { error: 'invalid_request' });
       const form = Object.fromEntries(new URLSearchParams(body));
       // §2.3.1: HTTP Basic with the form-encoded id and secret, or the client_id/client_secret parameters; never both
       const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
@@ -76,7 +82,11 @@ class FakeTokenEndpoint {
       const client = id === undefined ? undefined : CLIENTS[id];
       if (!client || client[0] !== secret || !client[1].includes(method as 'basic' | 'body')) {
         // the answer a careless server could give: the presented secret echoed back
-        return answer(401, { error: 'invalid_client', error_description: `client ${id} with secret ${secret} is not known` }, basic ? { 'www-authenticate': 'Basic realm="token"' } : {});
+        return answer(
+          401,
+          { error: 'invalid_client', error_description: `client ${id} with secret ${secret} is not known` },
+          basic ? { 'www-authenticate': 'Basic realm="token"' } : {},
+        );
       }
       if (form.grant_type !== 'client_credentials') return answer(400, { error: 'unsupported_grant_type' });
       const token = randomBytes(12).toString('base64url');
@@ -104,7 +114,10 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
     const ds = {
       kind: 'Datasource',
       metadata: { name },
-      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, secret: secretName } } } } },
+      spec: {
+        default: false,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, secret: secretName } } } },
+      },
     };
     const r = await call('POST', '/api/v1/projects/p/datasources', ds);
     expect(r.status, r.text).to.equal(200);
@@ -136,14 +149,24 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
   });
 
   it('PROXY-26: the first request fetches a token (scopes, endpointParams), the next ones use it, and a new one is fetched before it expires', async () => {
-    const oauth = { clientID: 'dashplane', clientSecret: CLIENT_SECRET, tokenURL: `${auth.url}/token`, scopes: ['metrics:read', 'logs:read'], endpointParams: { audience: ['prometheus'] } };
+    const oauth = {
+      clientID: 'dashplane',
+      clientSecret: CLIENT_SECRET,
+      tokenURL: `${auth.url}/token`,
+      scopes: ['metrics:read', 'logs:read'],
+      endpointParams: { audience: ['prometheus'] },
+    };
     expect((await call('POST', '/api/v1/projects/p/secrets', secret('oauth', oauth))).status).to.equal(200);
     await datasource('prom', 'oauth');
     const first = await proxied('prom');
     expect(first.status, first.text).to.equal(200);
     expect(auth.requests).to.have.length(1);
     expect(auth.requests[0]).to.deep.include({ method: 'basic', client: 'dashplane' });
-    expect(auth.requests[0].form).to.deep.equal({ grant_type: 'client_credentials', scope: 'metrics:read logs:read', audience: 'prometheus' });
+    expect(auth.requests[0].form).to.deep.equal({
+      grant_type: 'client_credentials',
+      scope: 'metrics:read logs:read',
+      audience: 'prometheus',
+    });
     const token = seen[0].authorization!;
     expect(token).to.match(/^Bearer \S+$/);
     const second = await proxied('prom');
@@ -214,7 +237,15 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
 
   it('PROXY-26: a wrong client secret is a 502 naming the fields to check, and the secret is in no answer or log line; the upstream gets nothing', async () => {
     const wrong = `${CLIENT_SECRET}-wrong`;
-    expect((await call('POST', '/api/v1/projects/p/secrets', secret('wrong', { clientID: 'dashplane', clientSecret: wrong, tokenURL: `${auth.url}/token`, authStyle: 2 }))).status).to.equal(200);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/projects/p/secrets',
+          secret('wrong', { clientID: 'dashplane', clientSecret: wrong, tokenURL: `${auth.url}/token`, authStyle: 2 }),
+        )
+      ).status,
+    ).to.equal(200);
     await datasource('wrong', 'wrong');
     const r = await proxied('wrong');
     expect(r.status, r.text).to.equal(502);
@@ -227,13 +258,25 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
   });
 
   it('PROXY-26: the token request obeys the denylist and never follows a redirect; a bad tokenURL or endpointParams is refused at save', async () => {
-    const denied = secret('metadata', { clientID: 'dashplane', clientSecret: CLIENT_SECRET, tokenURL: 'http://[::ffff:169.254.169.254]/token' });
+    const denied = secret('metadata', {
+      clientID: 'dashplane',
+      clientSecret: CLIENT_SECRET,
+      tokenURL: 'http://[::ffff:169.254.169.254]/token',
+    });
     expect((await call('POST', '/api/v1/projects/p/secrets', denied)).status).to.equal(200);
     await datasource('metadata', 'metadata');
     const r = await proxied('metadata');
     expect(r.status, r.text).to.equal(403);
     expect(r.body.message).to.contain('oauth.tokenURL').and.contain('proxy.denied_networks');
-    expect((await call('POST', '/api/v1/projects/p/secrets', secret('redirect', { clientID: 'dashplane', clientSecret: CLIENT_SECRET, tokenURL: `${auth.url}/redirect` }))).status).to.equal(200);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/projects/p/secrets',
+          secret('redirect', { clientID: 'dashplane', clientSecret: CLIENT_SECRET, tokenURL: `${auth.url}/redirect` }),
+        )
+      ).status,
+    ).to.equal(200);
     await datasource('redirect', 'redirect');
     expect((await proxied('redirect')).status).to.equal(502);
     expect(seen).to.deep.equal([]);
@@ -241,8 +284,14 @@ describe('proxy: Secrets with OAuth client credentials (PROXY-26)', function () 
       [{ clientID: 'x', tokenURL: 'not a url' }, 'spec.oauth.tokenURL'],
       [{ clientID: 'x', tokenURL: 'file:///etc/passwd' }, 'spec.oauth.tokenURL'],
       [{ clientID: 'x', tokenURL: `http://user:pw@127.0.0.1/token` }, 'spec.oauth.tokenURL'],
-      [{ clientID: 'x', tokenURL: `${auth.url}/token`, endpointParams: { client_secret: ['s'] } }, 'spec.oauth.endpointParams.client_secret'],
-      [{ clientID: 'x', tokenURL: `${auth.url}/token`, scopes: ['a'], endpointParams: { scope: ['b'] } }, 'spec.oauth.endpointParams.scope'],
+      [
+        { clientID: 'x', tokenURL: `${auth.url}/token`, endpointParams: { client_secret: ['s'] } },
+        'spec.oauth.endpointParams.client_secret',
+      ],
+      [
+        { clientID: 'x', tokenURL: `${auth.url}/token`, scopes: ['a'], endpointParams: { scope: ['b'] } },
+        'spec.oauth.endpointParams.scope',
+      ],
     ];
     for (const [oauth, path] of bad) {
       const save = await call('POST', '/api/v1/projects/p/secrets', secret('bad', oauth));

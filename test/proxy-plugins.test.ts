@@ -35,13 +35,25 @@ const KINDS: { kind: string; start: () => Promise<RunningFake>; allowed: Call[];
     start: () => startFakeLoki(),
     allowed: [
       { method: 'GET', path: `/loki/api/v1/query?query=${q('count_over_time({job="nginx"}[1m])')}`, expect: /"resultType":"vector"/ },
-      { method: 'GET', path: `/loki/api/v1/query_range?query=${q('{job="nginx"}')}&${range}&limit=5`, expect: /"resultType":"streams".*GET \/index\.html/ },
-      { method: 'GET', path: `/loki/api/v1/query_range?query=${q('sum by (status) (rate({job="nginx"}[1m]))')}&${range}&step=60s`, expect: /"resultType":"matrix".*"status":"500"/ },
+      {
+        method: 'GET',
+        path: `/loki/api/v1/query_range?query=${q('{job="nginx"}')}&${range}&limit=5`,
+        expect: /"resultType":"streams".*GET \/index\.html/,
+      },
+      {
+        method: 'GET',
+        path: `/loki/api/v1/query_range?query=${q('sum by (status) (rate({job="nginx"}[1m]))')}&${range}&step=60s`,
+        expect: /"resultType":"matrix".*"status":"500"/,
+      },
       { method: 'GET', path: `/loki/api/v1/labels?${range}`, expect: /"data":\["job","level","status"\]/ },
       { method: 'GET', path: '/loki/api/v1/label/job/values', expect: /"data":\["app","nginx"\]/ },
       { method: 'GET', path: `/loki/api/v1/series?match[]=${q('{job="app"}')}`, expect: /"level":"info"/ },
       { method: 'GET', path: `/loki/api/v1/index/volume?query=${q('{job="nginx"}')}&${range}`, expect: /"resultType":"vector"/ },
-      { method: 'GET', path: `/loki/api/v1/index/volume_range?query=${q('{job="nginx"}')}&${range}&step=60s`, expect: /"resultType":"vector"/ },
+      {
+        method: 'GET',
+        path: `/loki/api/v1/index/volume_range?query=${q('{job="nginx"}')}&${range}&step=60s`,
+        expect: /"resultType":"vector"/,
+      },
       { method: 'GET', path: `/loki/api/v1/index/stats?query=${q('{job="nginx"}')}`, expect: /"streams":2/ },
     ],
     denied: [
@@ -55,7 +67,11 @@ const KINDS: { kind: string; start: () => Promise<RunningFake>; allowed: Call[];
     kind: 'TempoDatasource',
     start: () => startFakeTempo(),
     allowed: [
-      { method: 'GET', path: `/api/search?q=${q('{ resource.service.name = "payment" }')}&start=${now - 3600}&end=${now}`, expect: /"rootTraceName":"GET \/checkout"/ },
+      {
+        method: 'GET',
+        path: `/api/search?q=${q('{ resource.service.name = "payment" }')}&start=${now - 3600}&end=${now}`,
+        expect: /"rootTraceName":"GET \/checkout"/,
+      },
       { method: 'GET', path: `/api/traces/${TRACE}`, expect: /"batches":.*"name":"Charge"/ },
       { method: 'GET', path: '/api/v2/search/tags?scope=span', expect: /"payment\.provider"/ },
       { method: 'GET', path: '/api/v2/search/tag/resource.service.name/values', expect: /"value":"checkout"/ },
@@ -71,10 +87,29 @@ const KINDS: { kind: string; start: () => Promise<RunningFake>; allowed: Call[];
     kind: 'PyroscopeDatasource',
     start: () => startFakePyroscope(),
     allowed: [
-      { method: 'GET', path: `/pyroscope/render?query=${q(`${CPU}{service_name="checkout"}`)}&from=${now - 3600}&until=${now}`, expect: /"flamebearer":.*"database\/sql\.\(\*DB\)\.Query"/ },
-      { method: 'POST', path: '/querier.v1.QuerierService/ProfileTypes', body: { start: (now - 3600) * 1000, end: now * 1000 }, expect: /"ID":"process_cpu:cpu/ },
-      { method: 'POST', path: '/querier.v1.QuerierService/LabelNames', body: { matchers: [] }, expect: /"names":\["namespace","service_name"\]/ },
-      { method: 'POST', path: '/querier.v1.QuerierService/LabelValues', body: { name: 'service_name' }, expect: /"names":\["checkout","frontend"\]/ },
+      {
+        method: 'GET',
+        path: `/pyroscope/render?query=${q(`${CPU}{service_name="checkout"}`)}&from=${now - 3600}&until=${now}`,
+        expect: /"flamebearer":.*"database\/sql\.\(\*DB\)\.Query"/,
+      },
+      {
+        method: 'POST',
+        path: '/querier.v1.QuerierService/ProfileTypes',
+        body: { start: (now - 3600) * 1000, end: now * 1000 },
+        expect: /"ID":"process_cpu:cpu/,
+      },
+      {
+        method: 'POST',
+        path: '/querier.v1.QuerierService/LabelNames',
+        body: { matchers: [] },
+        expect: /"names":\["namespace","service_name"\]/,
+      },
+      {
+        method: 'POST',
+        path: '/querier.v1.QuerierService/LabelValues',
+        body: { name: 'service_name' },
+        expect: /"names":\["checkout","frontend"\]/,
+      },
     ],
     denied: [
       { method: 'GET', path: '/ready' },
@@ -108,7 +143,9 @@ describe('suggested allowedEndpoints of the Loki, Tempo and Pyroscope datasource
       it("GET /api/v1/plugins offers the catalog's allowedEndpoints for it, and every one is among the calls below", async () => {
         const endpoints = registry.get(k.kind)?.allowedEndpoints;
         expect(endpoints, `${k.kind} has suggested allowedEndpoints in schemas/plugins/catalog.json`).to.be.an('array').that.is.not.empty;
-        const modules = (await s.api('GET', '/api/v1/plugins')).body as { spec: { plugins: { spec: { name: string; allowedEndpoints?: unknown } }[] } }[];
+        const modules = (await s.api('GET', '/api/v1/plugins')).body as {
+          spec: { plugins: { spec: { name: string; allowedEndpoints?: unknown } }[] };
+        }[];
         const served = modules.flatMap((m) => m.spec.plugins).find((p) => p.spec.name === k.kind);
         expect(served?.spec.allowedEndpoints).to.deep.equal(endpoints);
         for (const e of endpoints!) {
@@ -122,7 +159,13 @@ describe('suggested allowedEndpoints of the Loki, Tempo and Pyroscope datasource
 
       it("a datasource saved with them passes each call its plugin makes to the service, with the service's answer", async () => {
         const fake = fakes.get(k.kind)!;
-        const spec = { default: false, plugin: { kind: k.kind, spec: { proxy: { kind: 'HTTPProxy', spec: { url: fake.url, allowedEndpoints: registry.get(k.kind)!.allowedEndpoints } } } } };
+        const spec = {
+          default: false,
+          plugin: {
+            kind: k.kind,
+            spec: { proxy: { kind: 'HTTPProxy', spec: { url: fake.url, allowedEndpoints: registry.get(k.kind)!.allowedEndpoints } } },
+          },
+        };
         const save = await s.api('POST', '/api/v1/projects/p/datasources', { kind: 'Datasource', metadata: { name }, spec });
         expect(save.status, save.text).to.equal(200);
         for (const c of k.allowed) {

@@ -17,7 +17,10 @@ import { needsPrograms } from './helpers/programs.js';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const proxyBlock = (url: string, extra: Record<string, unknown> = {}) => ({ kind: 'HTTPProxy', spec: { url, ...extra } });
-const dsSpec = (pluginKind: string, url: string, extra: Record<string, unknown> = {}) => ({ default: false, plugin: { kind: pluginKind, spec: { proxy: proxyBlock(url, extra) } } });
+const dsSpec = (pluginKind: string, url: string, extra: Record<string, unknown> = {}) => ({
+  default: false,
+  plugin: { kind: pluginKind, spec: { proxy: proxyBlock(url, extra) } },
+});
 const globalDs = (name: string, spec: unknown) => ({ kind: 'GlobalDatasource', metadata: { name }, spec });
 const projectDs = (name: string, spec: unknown) => ({ kind: 'Datasource', metadata: { name }, spec });
 const dashboardWith = (name: string, datasources: Record<string, unknown>) => ({
@@ -145,7 +148,10 @@ describe('datasource proxy against a real Prometheus', function () {
       routes.push(
         { label: `${kind} via /proxy/globaldatasources`, base: `/proxy/globaldatasources/${short}-g` },
         { label: `${kind} via /proxy/projects/{p}/datasources`, base: `/proxy/projects/p/datasources/${short}-p` },
-        { label: `${kind} via /proxy/projects/{p}/dashboards/{d}/datasources`, base: `/proxy/projects/p/dashboards/dash-${short}/datasources/${short}-l` },
+        {
+          label: `${kind} via /proxy/projects/{p}/dashboards/{d}/datasources`,
+          base: `/proxy/projects/p/dashboards/dash-${short}/datasources/${short}-l`,
+        },
       );
     }
 
@@ -159,7 +165,9 @@ describe('datasource proxy against a real Prometheus', function () {
       ]) {
         await ok(s.api('POST', '/api/v1/globaldatasources', globalDs(`${short}-g`, dsSpec(kind, prom.url))));
         await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs(`${short}-p`, dsSpec(kind, prom.url))));
-        await ok(s.api('POST', '/api/v1/projects/p/dashboards', dashboardWith(`dash-${short}`, { [`${short}-l`]: dsSpec(kind, prom.url) })));
+        await ok(
+          s.api('POST', '/api/v1/projects/p/dashboards', dashboardWith(`dash-${short}`, { [`${short}-l`]: dsSpec(kind, prom.url) })),
+        );
       }
       // Only a directUrl: the browser queries Prometheus itself.
       const direct = { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: prom.url } } };
@@ -167,15 +175,59 @@ describe('datasource proxy against a real Prometheus', function () {
       await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('direct-p', direct)));
       await ok(s.api('POST', '/api/v1/projects/p/dashboards', dashboardWith('dash-direct', { 'direct-l': direct })));
       // The editor's default allowedEndpoints.
-      await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('limited', dsSpec('PrometheusDatasource', prom.url, { allowedEndpoints: PERSES_EDITOR_ALLOWED_ENDPOINTS }))));
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/p/datasources',
+          projectDs('limited', dsSpec('PrometheusDatasource', prom.url, { allowedEndpoints: PERSES_EDITOR_ALLOWED_ENDPOINTS })),
+        ),
+      );
       // Secrets, injected by the proxy: checked on the echo server.
-      await ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'basic' }, spec: { basicAuth: { username: 'alice', password: 'pa:ss wörd' } } }));
-      await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'g-basic' }, spec: { basicAuth: { username: 'gus', password: 'global-pw' } } }));
-      await ok(s.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'token' }, spec: { authorization: { type: 'Bearer', credentials: 'upstream-token' } } }));
-      await ok(s.api('POST', '/api/v1/globaldatasources', globalDs('echo-g', dsSpec('PrometheusDatasource', echo.url, { secret: 'g-basic' }))));
-      await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('echo-p', dsSpec('PrometheusDatasource', echo.url, { secret: 'basic', headers: { 'X-Scope-OrgID': 'tenant-1' } }))));
-      await ok(s.api('POST', '/api/v1/projects/p/datasources', projectDs('echo-token', dsSpec('PrometheusDatasource', echo.url, { secret: 'token' }))));
-      await ok(s.api('POST', '/api/v1/projects/p/dashboards', dashboardWith('dash-echo', { 'echo-l': dsSpec('PrometheusDatasource', `${echo.url}/base/path`, { secret: 'basic' }) })));
+      await ok(
+        s.api('POST', '/api/v1/projects/p/secrets', {
+          kind: 'Secret',
+          metadata: { name: 'basic' },
+          spec: { basicAuth: { username: 'alice', password: 'pa:ss wörd' } },
+        }),
+      );
+      await ok(
+        s.api('POST', '/api/v1/globalsecrets', {
+          kind: 'GlobalSecret',
+          metadata: { name: 'g-basic' },
+          spec: { basicAuth: { username: 'gus', password: 'global-pw' } },
+        }),
+      );
+      await ok(
+        s.api('POST', '/api/v1/projects/p/secrets', {
+          kind: 'Secret',
+          metadata: { name: 'token' },
+          spec: { authorization: { type: 'Bearer', credentials: 'upstream-token' } },
+        }),
+      );
+      await ok(
+        s.api('POST', '/api/v1/globaldatasources', globalDs('echo-g', dsSpec('PrometheusDatasource', echo.url, { secret: 'g-basic' }))),
+      );
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/p/datasources',
+          projectDs('echo-p', dsSpec('PrometheusDatasource', echo.url, { secret: 'basic', headers: { 'X-Scope-OrgID': 'tenant-1' } })),
+        ),
+      );
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/p/datasources',
+          projectDs('echo-token', dsSpec('PrometheusDatasource', echo.url, { secret: 'token' })),
+        ),
+      );
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/p/dashboards',
+          dashboardWith('dash-echo', { 'echo-l': dsSpec('PrometheusDatasource', `${echo.url}/base/path`, { secret: 'basic' }) }),
+        ),
+      );
     });
     after(async () => {
       try {
@@ -206,7 +258,12 @@ describe('datasource proxy against a real Prometheus', function () {
 
         it('range query with POST form query, start, end, step', async () => {
           const end = nowS();
-          const body = new URLSearchParams({ query: 'sum by (job) (up{job="prometheus"})', start: String(end - 60), end: String(end), step: '1' }).toString();
+          const body = new URLSearchParams({
+            query: 'sum by (job) (up{job="prometheus"})',
+            start: String(end - 60),
+            end: String(end),
+            step: '1',
+          }).toString();
           const data = promData(await s.raw('POST', `${base}/api/v1/query_range`, body, FORM));
           expect(data.resultType).to.equal('matrix');
           expect(data.result).to.have.length(1);
@@ -235,7 +292,12 @@ describe('datasource proxy against a real Prometheus', function () {
           const iq = await client.instantQuery({ query: 'count(up{job="prometheus"})', time: end });
           expect(iq.data.result[0].value[1]).to.equal('1');
           const step = 15;
-          const rq = await client.rangeQuery({ query: 'rate(prometheus_http_requests_total[1m])', start: Math.floor(start / step) * step, end: Math.ceil(end / step) * step, step });
+          const rq = await client.rangeQuery({
+            query: 'rate(prometheus_http_requests_total[1m])',
+            start: Math.floor(start / step) * step,
+            end: Math.ceil(end / step) * step,
+            step,
+          });
           expect(rq.status).to.equal('success');
           expect(rq.data.resultType).to.equal('matrix');
           expect((await client.labelNames({ start, end })).data).to.include.members(['__name__', 'job', 'instance']);
@@ -251,7 +313,9 @@ describe('datasource proxy against a real Prometheus', function () {
 
     it('a form body of 60 kB goes through unchanged', async () => {
       const query = `count(up{job=~"prometheus|${'x'.repeat(60_000)}"})`;
-      const data = promData(await s.raw('POST', '/proxy/projects/p/datasources/prom-p/api/v1/query', new URLSearchParams({ query }).toString(), FORM));
+      const data = promData(
+        await s.raw('POST', '/proxy/projects/p/datasources/prom-p/api/v1/query', new URLSearchParams({ query }).toString(), FORM),
+      );
       expect(data.result[0].value[1]).to.equal('1');
     });
 
@@ -261,9 +325,16 @@ describe('datasource proxy against a real Prometheus', function () {
       expect(r.body).to.include({ status: 'error', errorType: 'bad_data' });
     });
 
-    for (const base of ['/proxy/globaldatasources/direct-g', '/proxy/projects/p/datasources/direct-p', '/proxy/projects/p/dashboards/dash-direct/datasources/direct-l']) {
+    for (const base of [
+      '/proxy/globaldatasources/direct-g',
+      '/proxy/projects/p/datasources/direct-p',
+      '/proxy/projects/p/dashboards/dash-direct/datasources/direct-l',
+    ]) {
       it(`a datasource with only directUrl is 400 saying clients query it directly (${base})`, async () => {
-        for (const r of [await s.raw('GET', `${base}/api/v1/query?query=up`), await s.raw('POST', `${base}/api/v1/query`, 'query=up', FORM)]) {
+        for (const r of [
+          await s.raw('GET', `${base}/api/v1/query?query=up`),
+          await s.raw('POST', `${base}/api/v1/query`, 'query=up', FORM),
+        ]) {
           expect(r.status, r.text).to.equal(400);
           expect(r.body.message).to.match(/clients query it directly/);
         }
@@ -312,7 +383,12 @@ describe('datasource proxy against a real Prometheus', function () {
 
       it('an escaping path is 400, not forwarded', async () => {
         // node:http sends the path as written (fetch would resolve %2e%2e itself).
-        for (const path of ['/api/v1/label/..%2F..%2Fadmin/values', '/api/v1/%2e%2e/status/config', '/api/v1/label/%2E%2E/values', '/api/v1/label/..%5c..%5cadmin/values']) {
+        for (const path of [
+          '/api/v1/label/..%2F..%2Fadmin/values',
+          '/api/v1/%2e%2e/status/config',
+          '/api/v1/label/%2E%2E/values',
+          '/api/v1/label/..%5c..%5cadmin/values',
+        ]) {
           const r = await rawHttp(s.url, 'GET', `${base}${path}`);
           expect(r.status, `${path}: ${r.text}`).to.equal(400);
         }
@@ -337,7 +413,10 @@ describe('datasource proxy against a real Prometheus', function () {
       };
 
       it('project Datasource + Secret basicAuth: Authorization: Basic alice:<password>, configured headers, the form body, nothing of the caller', async () => {
-        const r = await s.raw('POST', '/proxy/projects/p/datasources/echo-p/api/v1/query?x=1', 'query=up&time=1700000010', { ...FORM, ...callerHeaders });
+        const r = await s.raw('POST', '/proxy/projects/p/datasources/echo-p/api/v1/query?x=1', 'query=up&time=1700000010', {
+          ...FORM,
+          ...callerHeaders,
+        });
         expect(r.status, r.text).to.equal(200);
         expect(r.body.data).to.deep.equal({ echoed: true });
         expect(r.headers.get('set-cookie'), 'upstream Set-Cookie is dropped').to.equal(null);
@@ -409,8 +488,17 @@ describe('datasource proxy against a real Prometheus', function () {
         t[name] = await login(s, name);
       }
       await ok(s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'ap' }, spec: {} }, bearer(t.olga)));
-      await ok(s.api('POST', '/api/v1/projects/ap/datasources', projectDs('prom', dsSpec('PrometheusDatasource', prom.url)), bearer(t.olga)));
-      await ok(s.api('POST', '/api/v1/projects/ap/dashboards', dashboardWith('d', { local: dsSpec('PrometheusDatasource', prom.url) }), bearer(t.olga)));
+      await ok(
+        s.api('POST', '/api/v1/projects/ap/datasources', projectDs('prom', dsSpec('PrometheusDatasource', prom.url)), bearer(t.olga)),
+      );
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/ap/dashboards',
+          dashboardWith('d', { local: dsSpec('PrometheusDatasource', prom.url) }),
+          bearer(t.olga),
+        ),
+      );
       await ok(s.api('POST', '/api/v1/globaldatasources', globalDs('gprom', dsSpec('PrometheusDatasource', prom.url)), bearer(admin)));
     });
     after(() => s?.stop());

@@ -159,7 +159,13 @@ class Hostile {
         res.end();
         return;
       case 'obey':
-        res.writeHead(200, { 'content-type': 'application/json', etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', ...OBEYED_BY_BROWSERS });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          etag: '"v1"',
+          'cache-control': 'max-age=5',
+          'x-upstream': 'kept',
+          ...OBEYED_BY_BROWSERS,
+        });
         res.end('{}');
         return;
       default: {
@@ -194,7 +200,13 @@ interface RawResponse {
  * A request sent byte-exact with node:http (fetch would normalise `..` and `%2e`); headers as an
  * object, or as name/value pairs sent as written (case kept, names repeated).
  */
-function rawRequest(base: string, method: string, path: string, headers: Record<string, string> | string[] = {}, body?: Buffer | string): Promise<RawResponse> {
+function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> | string[] = {},
+  body?: Buffer | string,
+): Promise<RawResponse> {
   const u = new URL(base);
   // node:http adds no Host to headers given as pairs (and a server answers 400 without one).
   if (Array.isArray(headers) && !headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host')) headers = ['Host', u.host, ...headers];
@@ -230,13 +242,26 @@ const dashWithLocal = (name: string, local: Record<string, unknown>) => ({
     duration: '1h',
     panels: { a: panel() },
     layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }],
-    datasources: { local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: local } } } } },
+    datasources: {
+      local: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: local } } } },
+    },
   },
 });
 /** A dashboard body whose local datasource `local` is replaced by `ds`. */
-const withLocal = (dash: ReturnType<typeof dashWithLocal>, ds: unknown) => ({ ...dash, spec: { ...dash.spec, datasources: { local: ds } } });
-const role = (name: string, scopes: string[]) => ({ kind: 'Role', metadata: { name }, spec: { permissions: [{ actions: ['*'], scopes }] } });
-const binding = (name: string, roleName: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role: roleName, subjects: [{ kind: 'User', name: user }] } });
+const withLocal = (dash: ReturnType<typeof dashWithLocal>, ds: unknown) => ({
+  ...dash,
+  spec: { ...dash.spec, datasources: { local: ds } },
+});
+const role = (name: string, scopes: string[]) => ({
+  kind: 'Role',
+  metadata: { name },
+  spec: { permissions: [{ actions: ['*'], scopes }] },
+});
+const binding = (name: string, roleName: string, user: string) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role: roleName, subjects: [{ kind: 'User', name: user }] },
+});
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;
@@ -325,16 +350,53 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       t[name] = await login(s, name);
     }
     await ok(s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'proj-a' }, spec: {} }, asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: 'svc', password: S1_CANARY } } }, asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/secrets',
+        { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: 'svc', password: S1_CANARY } } },
+        asAdmin(),
+      ),
+    );
     await ok(s.api('POST', '/api/v1/projects/proj-a/roles', role('ds-only', ['Datasource']), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/roles', role('dash-only', ['Dashboard']), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dse-ds', 'ds-only', 'dse'), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/rolebindings', binding('dbe-dash', 'dash-only', 'dbe'), asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', { kind: 'Secret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
-    await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } }, asAdmin()));
-    await ok(s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'gds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['GlobalDatasource'] }] } }, asAdmin()));
     await ok(
-      s.api('POST', '/api/v1/globalrolebindings', { kind: 'GlobalRoleBinding', metadata: { name: 'gdse-gds' }, spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] } }, asAdmin()),
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/secrets',
+        { kind: 'Secret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } },
+        asAdmin(),
+      ),
+    );
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globalsecrets',
+        { kind: 'GlobalSecret', metadata: { name: 'sa' }, spec: { basicAuth: { username: 'svc', password: SA_CANARY } } },
+        asAdmin(),
+      ),
+    );
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globalroles',
+        { kind: 'GlobalRole', metadata: { name: 'gds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['GlobalDatasource'] }] } },
+        asAdmin(),
+      ),
+    );
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globalrolebindings',
+        {
+          kind: 'GlobalRoleBinding',
+          metadata: { name: 'gdse-gds' },
+          spec: { role: 'gds-only', subjects: [{ kind: 'User', name: 'gdse' }] },
+        },
+        asAdmin(),
+      ),
     );
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('plain', up.url), asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('withsecret', up.url, { secret: 's1' }), asAdmin()));
@@ -386,7 +448,14 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
 
   it('PROXY-02: the unsaved-datasource route referencing s1 forwards no credential', async () => {
     const U = '/proxy/unsaved/projects/proj-a/datasources/api/v1/query';
-    const send = (spec: unknown, who: Tokens) => rawRequest(s.url, 'POST', U, { ...bearer(who), 'content-type': 'application/json' }, JSON.stringify({ method: 'GET', spec, body: null }));
+    const send = (spec: unknown, who: Tokens) =>
+      rawRequest(
+        s.url,
+        'POST',
+        U,
+        { ...bearer(who), 'content-type': 'application/json' },
+        JSON.stringify({ method: 'GET', spec, body: null }),
+      );
     // Control: the route works for dse without a secret (so the refusal below is about s1).
     const control = await send(proxyDs('tmp', `${up.url}/control`).spec, t.dse);
     expect(control.status, control.body.toString()).to.equal(200);
@@ -399,14 +468,25 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       expect(r.body.toString()).to.not.include(S1_CANARY);
     }
     // The secret named at another place of the plugin spec than the proxy block changes nothing.
-    const nested = { default: false, plugin: { kind: 'PrometheusDatasource', spec: { a: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 's1' } } } } } };
+    const nested = {
+      default: false,
+      plugin: {
+        kind: 'PrometheusDatasource',
+        spec: { a: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 's1' } } } },
+      },
+    };
     const n = await send(nested, t.dse);
     expect([400, 401, 403, 404], `${n.status} ${n.body}`).to.include(n.status);
     expect(up.hits, JSON.stringify(up.hits)).to.deep.equal([]);
   });
 
   it('PROXY-03: a Dashboard editor without Secret read cannot save a local datasource using s1; no credential leaves', async () => {
-    const r = await s.api('POST', '/api/v1/projects/proj-a/dashboards', dashWithLocal('evil-dash', { url: `${up.url}/attacker`, secret: 's1' }), bearer(t.dbe));
+    const r = await s.api(
+      'POST',
+      '/api/v1/projects/proj-a/dashboards',
+      dashWithLocal('evil-dash', { url: `${up.url}/attacker`, secret: 's1' }),
+      bearer(t.dbe),
+    );
     expect(r.status, r.text).to.equal(403);
     // Re-pointing the admin's dashboard-local datasource at the attacker: refused too.
     const put = await s.api(
@@ -418,8 +498,16 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     expect(put.status, put.text).to.equal(403);
     // Adding a second local datasource with s1 next to the admin's: refused.
     const two = dashWithLocal('dash1', { url: up.url, secret: 's1' }) as any;
-    two.spec.datasources.extra = { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/attacker`, secret: 's1' } } } } };
-    const add = await s.api('PUT', '/api/v1/projects/proj-a/dashboards/dash1', { ...two, metadata: { name: 'dash1', project: 'proj-a' } }, bearer(t.dbe));
+    two.spec.datasources.extra = {
+      default: false,
+      plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/attacker`, secret: 's1' } } } },
+    };
+    const add = await s.api(
+      'PUT',
+      '/api/v1/projects/proj-a/dashboards/dash1',
+      { ...two, metadata: { name: 'dash1', project: 'proj-a' } },
+      bearer(t.dbe),
+    );
     expect(add.status, add.text).to.equal(403);
     for (const name of ['evil-dash/datasources/local', 'dash1/datasources/extra']) {
       const call = await rawRequest(s.url, 'GET', `/proxy/projects/proj-a/dashboards/${name}/x`, bearer(t.dbe));
@@ -433,10 +521,15 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   // Shapes of a secret reference that are not a name: the permission check used to look only at
   // strings while the lookup stringified the value, so ["sa"] borrowed Secret "sa" unchecked.
   const BAD_SECRETS: unknown[] = [['sa'], 7, { name: 'sa' }, true, '../B/s1', '*', 's\u0000', ''];
-  const dsSpec = (pluginKind: string, proxy: Record<string, unknown>) => ({ default: false, plugin: { kind: pluginKind, spec: { proxy: { kind: 'HTTPProxy', spec: proxy } } } });
+  const dsSpec = (pluginKind: string, proxy: Record<string, unknown>) => ({
+    default: false,
+    plugin: { kind: pluginKind, spec: { proxy: { kind: 'HTTPProxy', spec: proxy } } },
+  });
   /** The JSON paths a 400 answer names. */
-  const problemPaths = (text: string): string[] => ((JSON.parse(text) as { details?: { path: string }[] }).details ?? []).map((d) => d.path);
-  const sendUnsaved = (path: string, body: unknown, who: Tokens) => rawRequest(s.url, 'POST', path, { ...bearer(who), 'content-type': 'application/json' }, JSON.stringify(body));
+  const problemPaths = (text: string): string[] =>
+    ((JSON.parse(text) as { details?: { path: string }[] }).details ?? []).map((d) => d.path);
+  const sendUnsaved = (path: string, body: unknown, who: Tokens) =>
+    rawRequest(s.url, 'POST', path, { ...bearer(who), 'content-type': 'application/json' }, JSON.stringify(body));
   const expectNothingLeft = () => {
     expect(up.hits, JSON.stringify(up.hits.map((h) => `${h.method} ${h.url} ${h.headers.authorization ?? ''}`))).to.deep.equal([]);
   };
@@ -450,7 +543,11 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     for (const [path, who] of routes) {
       for (const pluginKind of ['PrometheusDatasource', 'TempoDatasource']) {
         for (const secret of BAD_SECRETS) {
-          const r = await sendUnsaved(path, { method: 'GET', spec: dsSpec(pluginKind, { url: `${up.url}/steal`, secret }), body: null }, who);
+          const r = await sendUnsaved(
+            path,
+            { method: 'GET', spec: dsSpec(pluginKind, { url: `${up.url}/steal`, secret }), body: null },
+            who,
+          );
           const what = `${path} ${pluginKind} ${JSON.stringify(secret)}: ${r.status} ${r.body}`;
           expect(r.status, what).to.equal(400);
           expect(problemPaths(r.body.toString()), what).to.include('spec.plugin.spec.proxy.spec.secret');
@@ -458,7 +555,11 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
         }
       }
       // Control: the same caller and route forward a datasource without a secret.
-      const control = await sendUnsaved(path, { method: 'GET', spec: dsSpec('TempoDatasource', { url: `${up.url}/control` }), body: null }, who);
+      const control = await sendUnsaved(
+        path,
+        { method: 'GET', spec: dsSpec('TempoDatasource', { url: `${up.url}/control` }), body: null },
+        who,
+      );
       expect(control.status, `${path}: ${control.body}`).to.equal(200);
       expect(up.hits.map((h) => h.url)).to.deep.equal(['/control/api/v1/query']);
       up.reset();
@@ -471,9 +572,24 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       for (const secret of BAD_SECRETS) {
         const proxy = { url: `${up.url}/steal`, secret };
         const saves: [string, unknown, Tokens, string][] = [
-          ['/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.dse, 'spec.plugin.spec.proxy.spec.secret'],
-          ['/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) }, t.gdse, 'spec.plugin.spec.proxy.spec.secret'],
-          ['/api/v1/projects/proj-a/dashboards', withLocal(dashWithLocal('evil-dash', {}), dsSpec(pluginKind, proxy)), t.dbe, 'spec.datasources.local.plugin.spec.proxy.spec.secret'],
+          [
+            '/api/v1/projects/proj-a/datasources',
+            { kind: 'Datasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) },
+            t.dse,
+            'spec.plugin.spec.proxy.spec.secret',
+          ],
+          [
+            '/api/v1/globaldatasources',
+            { kind: 'GlobalDatasource', metadata: { name: 'evil' }, spec: dsSpec(pluginKind, proxy) },
+            t.gdse,
+            'spec.plugin.spec.proxy.spec.secret',
+          ],
+          [
+            '/api/v1/projects/proj-a/dashboards',
+            withLocal(dashWithLocal('evil-dash', {}), dsSpec(pluginKind, proxy)),
+            t.dbe,
+            'spec.datasources.local.plugin.spec.proxy.spec.secret',
+          ],
         ];
         for (const [path, body, who, field] of saves) {
           const r = await s.api('POST', path, body, bearer(who));
@@ -486,14 +602,25 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     expect(await s.server.store.get({ kind: 'Datasource', project: 'proj-a', name: 'evil' })).to.equal(undefined);
     expect(await s.server.store.get({ kind: 'GlobalDatasource', project: '', name: 'evil' })).to.equal(undefined);
     expect(await s.server.store.get({ kind: 'Dashboard', project: 'proj-a', name: 'evil-dash' })).to.equal(undefined);
-    for (const path of [`${P}/evil/x`, '/proxy/globaldatasources/evil/x', '/proxy/projects/proj-a/dashboards/evil-dash/datasources/local/x']) {
+    for (const path of [
+      `${P}/evil/x`,
+      '/proxy/globaldatasources/evil/x',
+      '/proxy/projects/proj-a/dashboards/evil-dash/datasources/local/x',
+    ]) {
       expect((await rawRequest(s.url, 'GET', path, asAdmin())).status, path).to.equal(404);
     }
     expectNothingLeft();
   });
 
   it('PROXY-01: a stored datasource whose secret is not a name (written before the rule) is refused at the proxy, never looked up', async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'legacy' }, spec: dsSpec('TempoDatasource', { url: `${up.url}/steal` }) }, asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        { kind: 'Datasource', metadata: { name: 'legacy' }, spec: dsSpec('TempoDatasource', { url: `${up.url}/steal` }) },
+        asAdmin(),
+      ),
+    );
     const key = { kind: 'Datasource', project: 'proj-a', name: 'legacy' };
     for (const secret of [['sa'], { name: 'sa' }, 's\u0000']) {
       const obj = (await s.server.store.get(key))!;
@@ -511,7 +638,10 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       default: false,
       plugin: {
         kind: 'TempoDatasource',
-        spec: { proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } }, extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } } },
+        spec: {
+          proxy: { kind: 'HTTPProxy', spec: { url: `${up.url}/ok` } },
+          extra: { deep: { kind: 'HTTPProxy', spec: { url: `${up.url}/steal`, secret: 'sa' } } },
+        },
       },
     };
     const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/x', { method: 'GET', spec: two, body: null }, t.dse);
@@ -541,7 +671,12 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     ];
     for (const [proxy, field] of bad) {
       const spec = dsSpec('TempoDatasource', proxy);
-      const save = await s.api('POST', '/api/v1/projects/proj-a/datasources', { kind: 'Datasource', metadata: { name: 'bad-shape' }, spec }, bearer(t.dse));
+      const save = await s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        { kind: 'Datasource', metadata: { name: 'bad-shape' }, spec },
+        bearer(t.dse),
+      );
       expect(save.status, `${JSON.stringify(proxy)}: ${save.text}`).to.equal(400);
       expect(problemPaths(save.text), JSON.stringify(proxy)).to.include(`spec.plugin.spec.proxy.spec.${field}`);
       const r = await sendUnsaved('/proxy/unsaved/projects/proj-a/datasources/api/x', { method: 'GET', spec, body: null }, t.dse);
@@ -623,7 +758,14 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   });
 
   it('PROXY-08: allowedEndpoints is matched anchored on the normalised path and method', async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('restricted', up.url, { allowedEndpoints: [{ endpointPattern: '/api/v1/query', method: 'GET' }] }), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        proxyDs('restricted', up.url, { allowedEndpoints: [{ endpointPattern: '/api/v1/query', method: 'GET' }] }),
+        asAdmin(),
+      ),
+    );
     const refused: [string, string][] = [
       ['GET', '/x/api/v1/query'],
       ['GET', '/api/v1/query/../../admin'],
@@ -654,19 +796,22 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const cases = [
       {
         path: `${P}/changing`,
-        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/projects/proj-a/datasources/changing', proxyDs('changing', up.url, spec), asAdmin()),
+        put: (spec: Record<string, unknown>) =>
+          s.api('PUT', '/api/v1/projects/proj-a/datasources/changing', proxyDs('changing', up.url, spec), asAdmin()),
         create: () => s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('changing', up.url), asAdmin()),
         del: () => s.api('DELETE', '/api/v1/projects/proj-a/datasources/changing', undefined, asAdmin()),
       },
       {
         path: '/proxy/globaldatasources/gchanging',
-        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/globaldatasources/gchanging', proxyDs('gchanging', up.url, spec, 'GlobalDatasource'), asAdmin()),
+        put: (spec: Record<string, unknown>) =>
+          s.api('PUT', '/api/v1/globaldatasources/gchanging', proxyDs('gchanging', up.url, spec, 'GlobalDatasource'), asAdmin()),
         create: () => s.api('POST', '/api/v1/globaldatasources', proxyDs('gchanging', up.url, {}, 'GlobalDatasource'), asAdmin()),
         del: () => s.api('DELETE', '/api/v1/globaldatasources/gchanging', undefined, asAdmin()),
       },
       {
         path: '/proxy/projects/proj-a/dashboards/dchanging/datasources/local',
-        put: (spec: Record<string, unknown>) => s.api('PUT', '/api/v1/projects/proj-a/dashboards/dchanging', dashWithLocal('dchanging', { url: up.url, ...spec }), asAdmin()),
+        put: (spec: Record<string, unknown>) =>
+          s.api('PUT', '/api/v1/projects/proj-a/dashboards/dchanging', dashWithLocal('dchanging', { url: up.url, ...spec }), asAdmin()),
         create: () => s.api('POST', '/api/v1/projects/proj-a/dashboards', dashWithLocal('dchanging', { url: up.url }), asAdmin()),
         del: () => s.api('DELETE', '/api/v1/projects/proj-a/dashboards/dchanging', undefined, asAdmin()),
       },
@@ -711,9 +856,18 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('rotating', up.url, { secret: 'rotating' }), asAdmin()));
     try {
       expect(await authOf()).to.equal(`Basic ${b64('svc:first')}`);
-      await ok(s.api('PUT', '/api/v1/projects/proj-a/secrets/rotating', secret({ basicAuth: { username: 'svc', password: 'second' } }), asAdmin()));
+      await ok(
+        s.api('PUT', '/api/v1/projects/proj-a/secrets/rotating', secret({ basicAuth: { username: 'svc', password: 'second' } }), asAdmin()),
+      );
       expect(await authOf()).to.equal(`Basic ${b64('svc:second')}`);
-      await ok(s.api('PUT', '/api/v1/projects/proj-a/secrets/rotating', secret({ authorization: { type: 'Bearer', credentials: 'third' } }), asAdmin()));
+      await ok(
+        s.api(
+          'PUT',
+          '/api/v1/projects/proj-a/secrets/rotating',
+          secret({ authorization: { type: 'Bearer', credentials: 'third' } }),
+          asAdmin(),
+        ),
+      );
       expect(await authOf()).to.equal('Bearer third');
       await ok(s.api('DELETE', '/api/v1/projects/proj-a/secrets/rotating', undefined, asAdmin()), 204);
       expect(await authOf()).to.equal(400);
@@ -786,11 +940,19 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const echo = JSON.parse(r.body.toString());
     for (const name of ['x-secret', 'proxy-authorization', 'forwarded']) expect(echo.headers, name).to.not.have.property(name);
     const sent = JSON.stringify(echo.headers);
-    for (const spoof of ['6.6.6.6', 'evil.example', 'gopher', '6.6.6.7', 'hop-by-hop-value', 'cHJveHk6c2VjcmV0', '6.6.6.8']) expect(sent, spoof).to.not.include(spoof);
+    for (const spoof of ['6.6.6.6', 'evil.example', 'gopher', '6.6.6.7', 'hop-by-hop-value', 'cHJveHk6c2VjcmV0', '6.6.6.8'])
+      expect(sent, spoof).to.not.include(spoof);
   });
 
   it('PROXY-10: only allow-listed caller headers reach the upstream: no identity, client-address, override or cookie header, in any case or repeated', async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('tenant', up.url, { headers: { 'X-Scope-OrgID': 'tenant-1', 'X-Forwarded-User': 'configured-by-admin' } }), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        proxyDs('tenant', up.url, { headers: { 'X-Scope-OrgID': 'tenant-1', 'X-Forwarded-User': 'configured-by-admin' } }),
+        asAdmin(),
+      ),
+    );
     const refused = [
       'X-Forwarded-User',
       'x-forwarded-server',
@@ -898,13 +1060,27 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     const r = await rawRequest(s.url, 'GET', `${P}/plain/obey`, asAdmin());
     expect(r.status).to.equal(200);
     // Cross-Origin-Resource-Policy is ours (same-origin), never the upstream's (cross-origin)
-    for (const name of Object.keys(OBEYED_BY_BROWSERS)) if (name !== 'cross-origin-resource-policy') expect(r.headers, name).to.not.have.property(name);
+    for (const name of Object.keys(OBEYED_BY_BROWSERS))
+      if (name !== 'cross-origin-resource-policy') expect(r.headers, name).to.not.have.property(name);
     expect(r.headers['cross-origin-resource-policy']).to.equal('same-origin');
-    expect(r.headers).to.include({ etag: '"v1"', 'cache-control': 'max-age=5', 'x-upstream': 'kept', 'content-type': 'application/json', 'content-security-policy': 'sandbox' });
+    expect(r.headers).to.include({
+      etag: '"v1"',
+      'cache-control': 'max-age=5',
+      'x-upstream': 'kept',
+      'content-type': 'application/json',
+      'content-security-policy': 'sandbox',
+    });
   });
 
   it('PROXY-11: a datasource pointing back at dashplane gets no privilege (401/403/508)', async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('loop', `${s.url}/api/v1/users`, { headers: { 'X-Forwarded-User': 'admin' } }), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        proxyDs('loop', `${s.url}/api/v1/users`, { headers: { 'X-Forwarded-User': 'admin' } }),
+        asAdmin(),
+      ),
+    );
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('loop2', `${s.url}${P}/loop2`), asAdmin()));
     for (const path of [`${P}/loop`, `${P}/loop/admin`, `${P}/loop2/x`]) {
       const r = await rawRequest(s.url, 'GET', path, asAdmin());
@@ -935,8 +1111,18 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     }
     // (b) secret_files_dir set: paths outside it are 400, indistinguishable whether they exist.
     const outside: string[] = [];
-    for (const path of ['/etc/hostname', '/etc/definitely-missing-dashplane-file', '../../../../etc/hostname', `${files.path}/../../../etc/definitely-missing`]) {
-      const r = await s.api('POST', '/api/v1/projects/proj-a/secrets', sec('outside', { basicAuth: { username: 'u', passwordFile: path } }), asAdmin());
+    for (const path of [
+      '/etc/hostname',
+      '/etc/definitely-missing-dashplane-file',
+      '../../../../etc/hostname',
+      `${files.path}/../../../etc/definitely-missing`,
+    ]) {
+      const r = await s.api(
+        'POST',
+        '/api/v1/projects/proj-a/secrets',
+        sec('outside', { basicAuth: { username: 'u', passwordFile: path } }),
+        asAdmin(),
+      );
       expect(r.status, `${path}: ${r.text}`).to.equal(400);
       outside.push(r.text.split(path).join('<path>'));
       const k = await s.api('POST', '/api/v1/projects/proj-a/secrets', sec('outside', { tlsConfig: { keyFile: path } }), asAdmin());
@@ -944,7 +1130,14 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     }
     expect(new Set(outside).size, outside.join('\n')).to.equal(1);
     // (c) A file inside the directory is read at proxy time and sent as the password.
-    await ok(s.api('POST', '/api/v1/projects/proj-a/secrets', sec('from-file', { basicAuth: { username: 'svc', passwordFile: join(files.path, 'pw.txt') } }), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/secrets',
+        sec('from-file', { basicAuth: { username: 'svc', passwordFile: join(files.path, 'pw.txt') } }),
+        asAdmin(),
+      ),
+    );
     await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('filesecret', up.url, { secret: 'from-file' }), asAdmin()));
     const r = await rawRequest(s.url, 'GET', `${P}/filesecret/api/v1/query`, asAdmin());
     expect(r.status, r.body.toString()).to.equal(200);
@@ -962,7 +1155,12 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
     mkdirSync(join(files.path, 'sub'), { recursive: true });
     symlinkSync('/etc/hostname', join(files.path, 'sub', 'link'));
     const hostname = readFileSync('/etc/hostname', 'utf8').trim();
-    const link = await s.api('POST', '/api/v1/projects/proj-a/secrets', sec('via-link', { basicAuth: { username: 'svc', passwordFile: join(files.path, 'sub', 'link') } }), asAdmin());
+    const link = await s.api(
+      'POST',
+      '/api/v1/projects/proj-a/secrets',
+      sec('via-link', { basicAuth: { username: 'svc', passwordFile: join(files.path, 'sub', 'link') } }),
+      asAdmin(),
+    );
     if (link.status === 200) {
       await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('linksecret', up.url, { secret: 'via-link' }), asAdmin()));
       up.reset();
@@ -989,11 +1187,22 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       '/proxy/unsaved/globaldatasources/gplain/api/v1/query',
       '/proxy/unsaved/projects/proj-a/dashboards/dash1/datasources/local/api/v1/query',
     ];
-    const credentials: Record<string, string>[] = [{}, { authorization: 'Bearer not-a-token' }, { cookie: `jwtRefreshToken=${admin.refresh_token}` }, { cookie: 'jwtPayload=a.b; jwtSignature=c' }];
+    const credentials: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-a-token' },
+      { cookie: `jwtRefreshToken=${admin.refresh_token}` },
+      { cookie: 'jwtPayload=a.b; jwtSignature=c' },
+    ];
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'DELETE']) {
         for (const headers of credentials) {
-          const r = await rawRequest(s.url, method, path, { ...headers, 'content-type': 'application/json' }, method === 'POST' ? '{}' : undefined);
+          const r = await rawRequest(
+            s.url,
+            method,
+            path,
+            { ...headers, 'content-type': 'application/json' },
+            method === 'POST' ? '{}' : undefined,
+          );
           expect(r.status, `${method} ${path} ${JSON.stringify(headers)}: ${r.body}`).to.equal(401);
         }
       }
@@ -1039,7 +1248,13 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
 
   it('PROXY-15: a 5 MB body with credential injection reaches the upstream whole; the server lives', async () => {
     const body = randomBytes(5 * MB);
-    const r = await rawRequest(s.url, 'POST', `${P}/withsecret/api/v1/write`, { ...asAdmin(), 'content-type': 'application/octet-stream' }, body);
+    const r = await rawRequest(
+      s.url,
+      'POST',
+      `${P}/withsecret/api/v1/write`,
+      { ...asAdmin(), 'content-type': 'application/octet-stream' },
+      body,
+    );
     expect(r.status, r.body.toString().slice(0, 300)).to.equal(200);
     const echo = JSON.parse(r.body.toString());
     expect(echo.length).to.equal(body.length);
@@ -1049,7 +1264,14 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   });
 
   it('PROXY-16: refused → 502; reset mid-response → error or truncation; client abort mid-stream → no crash', async () => {
-    await ok(s.api('POST', '/api/v1/projects/proj-a/datasources', proxyDs('refused', `http://127.0.0.1:${await closedPort()}`, { secret: 's1' }), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/proj-a/datasources',
+        proxyDs('refused', `http://127.0.0.1:${await closedPort()}`, { secret: 's1' }),
+        asAdmin(),
+      ),
+    );
     const refused = await rawRequest(s.url, 'GET', `${P}/refused/api/v1/query`, asAdmin());
     expect(refused.status).to.equal(502);
     expect(refused.body.toString()).to.not.include(S1_CANARY);
@@ -1118,16 +1340,24 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
   it('PROXY-18: a 300 MB upstream body is streamed; RSS grows < 50 MB; other requests are answered meanwhile', async function () {
     this.timeout(60_000);
     const dir = tempDir();
-    const child = await spawnServer({ dataDir: dir.path, env: { ...PROXY_ENV, DASHPLANE_PROXY_MAX_DURATION: '60s', DASHPLANE_PROXY_TIMEOUT: '10s' } });
+    const child = await spawnServer({
+      dataDir: dir.path,
+      env: { ...PROXY_ENV, DASHPLANE_PROXY_MAX_DURATION: '60s', DASHPLANE_PROXY_TIMEOUT: '10s' },
+    });
     try {
       const api = (method: string, path: string, body?: unknown) =>
-        fetch(child.url + path, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+        fetch(child.url + path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
       expect((await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
       expect((await api('POST', '/api/v1/projects/p/datasources', proxyDs('big', up.url))).status).to.equal(200);
       // Warm up: proxied requests and a 100 MB stream. The first large transfer grows V8's young
       // generation by ~45 MB whatever its size (measured: 100 MB +45, then 300 MB +8, 900 MB +2),
       // so the baseline is taken after it; what is checked is that memory does not follow the body.
-      for (let i = 0; i < 5; i++) expect((await rawRequest(child.url, 'GET', '/proxy/projects/p/datasources/big/echo')).status).to.equal(200);
+      for (let i = 0; i < 5; i++)
+        expect((await rawRequest(child.url, 'GET', '/proxy/projects/p/datasources/big/echo')).status).to.equal(200);
       expect(await countBytes(child.url, '/proxy/projects/p/datasources/big/big?mb=100')).to.equal(100 * MB);
       const pid = child.child.pid!;
       const baseline = vmRssKb(pid);
@@ -1227,7 +1457,10 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       const BEARER = canary('BEARER');
       const TLSKEY = canary('TLSKEY');
       const dir = tempDir();
-      const child = await spawnServer({ dataDir: dir.path, env: { ...AUTH_ENV, ...PROXY_ENV, DASHPLANE_ADMIN_PASSWORD: ADMIN_PW, DASHPLANE_LOG_LEVEL: level } });
+      const child = await spawnServer({
+        dataDir: dir.path,
+        env: { ...AUTH_ENV, ...PROXY_ENV, DASHPLANE_ADMIN_PASSWORD: ADMIN_PW, DASHPLANE_LOG_LEVEL: level },
+      });
       const tokens: string[] = [];
       try {
         const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -1244,34 +1477,60 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
           expect(r.status, r.text).to.equal(status);
           return r;
         };
-        expect([400, 401]).to.include((await call('POST', '/api/auth/providers/native/login', { login: 'admin', password: `${ADMIN_PW}-wrong` })).status);
+        expect([400, 401]).to.include(
+          (await call('POST', '/api/auth/providers/native/login', { login: 'admin', password: `${ADMIN_PW}-wrong` })).status,
+        );
         const adm = (await must(call('POST', '/api/auth/providers/native/login', { login: 'admin', password: ADMIN_PW }))).body as Tokens;
         tokens.push(adm.access_token, adm.refresh_token);
         const A = { authorization: `Bearer ${adm.access_token}` };
-        await must(call('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'uma' }, spec: { nativeProvider: { password: USER_PW } } }));
+        await must(
+          call('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'uma' }, spec: { nativeProvider: { password: USER_PW } } }),
+        );
         const uma = (await must(call('POST', '/api/auth/providers/native/login', { login: 'uma', password: USER_PW }))).body as Tokens;
         const refreshed = (await must(call('POST', '/api/auth/refresh', { refresh_token: uma.refresh_token }))).body as Tokens;
         tokens.push(uma.access_token, uma.refresh_token, refreshed.access_token, refreshed.refresh_token);
         expect([400, 401]).to.include((await call('POST', '/api/auth/refresh', { refresh_token: `${uma.refresh_token}x` })).status);
         await must(call('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, A));
-        await must(call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'basic' }, spec: { basicAuth: { username: 'svc', password: BASIC } } }, A));
-        const got = await must(call('GET', '/api/v1/projects/p/secrets/basic', undefined, A));
-        await must(call('PUT', '/api/v1/projects/p/secrets/basic', { ...got.body, spec: { basicAuth: { username: 'svc', password: BASIC2 } } }, A));
         await must(
           call(
             'POST',
             '/api/v1/projects/p/secrets',
-            { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: BEARER }, tlsConfig: { key: TLSKEY, insecureSkipVerify: true } } },
+            { kind: 'Secret', metadata: { name: 'basic' }, spec: { basicAuth: { username: 'svc', password: BASIC } } },
+            A,
+          ),
+        );
+        const got = await must(call('GET', '/api/v1/projects/p/secrets/basic', undefined, A));
+        await must(
+          call('PUT', '/api/v1/projects/p/secrets/basic', { ...got.body, spec: { basicAuth: { username: 'svc', password: BASIC2 } } }, A),
+        );
+        await must(
+          call(
+            'POST',
+            '/api/v1/projects/p/secrets',
+            {
+              kind: 'Secret',
+              metadata: { name: 'bearer' },
+              spec: { authorization: { type: 'Bearer', credentials: BEARER }, tlsConfig: { key: TLSKEY, insecureSkipVerify: true } },
+            },
             A,
           ),
         );
         // A malformed secret (both value and file): the 400 must not echo the value either.
         expect(
-          (await call('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'bad' }, spec: { basicAuth: { username: 'svc', password: BASIC, passwordFile: 'x' } } }, A)).status,
+          (
+            await call(
+              'POST',
+              '/api/v1/projects/p/secrets',
+              { kind: 'Secret', metadata: { name: 'bad' }, spec: { basicAuth: { username: 'svc', password: BASIC, passwordFile: 'x' } } },
+              A,
+            )
+          ).status,
         ).to.equal(400);
         await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('up-basic', up.url, { secret: 'basic' }), A));
         await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('up-bearer', up.url, { secret: 'bearer' }), A));
-        await must(call('POST', '/api/v1/projects/p/datasources', proxyDs('down', `http://127.0.0.1:${refusedPort}`, { secret: 'basic' }), A));
+        await must(
+          call('POST', '/api/v1/projects/p/datasources', proxyDs('down', `http://127.0.0.1:${refusedPort}`, { secret: 'basic' }), A),
+        );
         up.reset();
         const echo = await must(call('GET', '/proxy/projects/p/datasources/up-basic/api/v1/query?query=up', undefined, A));
         expect(echo.body.headers.authorization).to.equal(`Basic ${b64(`svc:${BASIC2}`)}`);
@@ -1320,8 +1579,20 @@ describe('proxy security: PROXY-01..20, SECRET-03, SECRET-06', function () {
       let storedCipher: string;
       try {
         await ok(srv.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }));
-        await ok(srv.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'broken' }, spec: { basicAuth: { username: 'svc', password: BROKEN } } }));
-        await ok(srv.api('POST', '/api/v1/projects/p/secrets', { kind: 'Secret', metadata: { name: 'intact' }, spec: { basicAuth: { username: 'svc', password: INTACT } } }));
+        await ok(
+          srv.api('POST', '/api/v1/projects/p/secrets', {
+            kind: 'Secret',
+            metadata: { name: 'broken' },
+            spec: { basicAuth: { username: 'svc', password: BROKEN } },
+          }),
+        );
+        await ok(
+          srv.api('POST', '/api/v1/projects/p/secrets', {
+            kind: 'Secret',
+            metadata: { name: 'intact' },
+            spec: { basicAuth: { username: 'svc', password: INTACT } },
+          }),
+        );
         await ok(srv.api('POST', '/api/v1/projects/p/datasources', proxyDs('ds-broken', up.url, { secret: 'broken' })));
         await ok(srv.api('POST', '/api/v1/projects/p/datasources', proxyDs('ds-intact', up.url, { secret: 'intact' })));
       } finally {

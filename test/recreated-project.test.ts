@@ -24,26 +24,46 @@ import { needsPrograms } from './helpers/programs.js';
 const CANARY = 'OLD-PROJECT-CANARY-5d1e';
 const P = 'reborn';
 /** The old project's own spec: what the project list's events carry. */
-const OLD_PROJECT = { kind: 'Project', metadata: { name: P }, spec: { display: { name: `${CANARY}-title`, description: `${CANARY} confidential merger target` } } };
+const OLD_PROJECT = {
+  kind: 'Project',
+  metadata: { name: P },
+  spec: { display: { name: `${CANARY}-title`, description: `${CANARY} confidential merger target` } },
+};
 
 const panel = (text: string) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
-const dash = (name: string, title: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel(title) }, layouts: grid() } });
+const dash = (name: string, title: string) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: { a: panel(title) }, layouts: grid() },
+});
 const oldObjects = (): [string, unknown][] => [
   ['dashboards', dash('d1', `${CANARY}-v0`)],
   ['folders', { kind: 'Folder', metadata: { name: `f-${CANARY}` }, spec: { display: { name: CANARY }, items: [] } }],
   ['variables', { kind: 'Variable', metadata: { name: 'v1' }, spec: { kind: 'TextVariable', spec: { value: CANARY } } }],
-  ['secrets', { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: `${CANARY}-user`, password: `${CANARY}-password` } } }],
+  [
+    'secrets',
+    { kind: 'Secret', metadata: { name: 's1' }, spec: { basicAuth: { username: `${CANARY}-user`, password: `${CANARY}-password` } } },
+  ],
   [
     'datasources',
     {
       kind: 'Datasource',
       metadata: { name: 'ds1' },
-      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9', headers: { 'X-Api-Key': CANARY }, secret: 's1' } } } } },
+      spec: {
+        default: false,
+        plugin: {
+          kind: 'PrometheusDatasource',
+          spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9', headers: { 'X-Api-Key': CANARY }, secret: 's1' } } },
+        },
+      },
     },
   ],
   ['roles', { kind: 'Role', metadata: { name: 'r1' }, spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] } }],
-  ['rolebindings', { kind: 'RoleBinding', metadata: { name: 'b1' }, spec: { role: 'r1', subjects: [{ kind: 'User', name: 'carol-canary' }] } }],
+  [
+    'rolebindings',
+    { kind: 'RoleBinding', metadata: { name: 'b1' }, spec: { role: 'r1', subjects: [{ kind: 'User', name: 'carol-canary' }] } },
+  ],
   ['ephemeraldashboards', { ...dash('e1', CANARY), kind: 'EphemeralDashboard', spec: { ...dash('e1', CANARY).spec, ttl: '1h' } }],
 ];
 
@@ -72,7 +92,11 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
 
     if (backend === 'PostgreSQL') needsPrograms('postgresql');
     before(async () => {
-      const env: Record<string, string> = { ...AUTH_ENV, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+      const env: Record<string, string> = {
+        ...AUTH_ENV,
+        DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s',
+        DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      };
       if (backend === 'PostgreSQL') {
         pg = await startPostgres();
         db = await pg.createDatabase();
@@ -93,9 +117,17 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       opened.push(liveBob, liveAdmin);
 
       await ok(writer.api('POST', '/api/v1/projects', OLD_PROJECT, bearer(alice)));
-      await ok(writer.api('PUT', `/api/v1/projects/${P}`, { ...OLD_PROJECT, spec: { display: { ...OLD_PROJECT.spec.display, name: `${CANARY}-renamed` } } }, bearer(alice)));
+      await ok(
+        writer.api(
+          'PUT',
+          `/api/v1/projects/${P}`,
+          { ...OLD_PROJECT, spec: { display: { ...OLD_PROJECT.spec.display, name: `${CANARY}-renamed` } } },
+          bearer(alice),
+        ),
+      );
       for (const [plural, body] of oldObjects()) await ok(writer.api('POST', `/api/v1/projects/${P}/${plural}`, body, bearer(alice)));
-      for (let v = 1; v <= 2; v++) await ok(writer.api('PUT', `/api/v1/projects/${P}/dashboards/d1`, dash('d1', `${CANARY}-v${v}`), bearer(alice)));
+      for (let v = 1; v <= 2; v++)
+        await ok(writer.api('PUT', `/api/v1/projects/${P}/dashboards/d1`, dash('d1', `${CANARY}-v${v}`), bearer(alice)));
       await ok(writer.api('POST', `/api/v1/projects/${P}/dashboards`, dash('gone', `${CANARY}-deleted`), bearer(alice)));
       await ok(writer.api('DELETE', `/api/v1/projects/${P}/dashboards/gone`, undefined, bearer(alice)), 204);
       await ok(writer.api('DELETE', `/api/v1/projects/${P}`, undefined, bearer(alice)), 204);
@@ -131,7 +163,8 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
     /** No canary, no change older than bob's project. */
     const expectNothingOld = (w: WatchStream, what: string) => {
       expect(JSON.stringify(w.events), what).to.not.include(CANARY);
-      for (const e of w.changes()) expect(e.revision, `${what}: ${e.type} ${e.object?.metadata.name} of the old project`).to.be.at.least(bornAt);
+      for (const e of w.changes())
+        expect(e.revision, `${what}: ${e.type} ${e.object?.metadata.name} of the old project`).to.be.at.least(bornAt);
     };
 
     it('a watch of the project resuming from before its creation answers 410; from just before it, only the new project', async () => {
@@ -174,7 +207,15 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       opened.push(admin);
       await admin.settle(await reader.server.store.revision());
       const old = `${P}/d1`;
-      expect(admin.summary()).to.deep.equal([`ADDED ${old}`, `MODIFIED ${old}`, `MODIFIED ${old}`, `ADDED ${P}/gone`, `DELETED ${P}/gone`, `DELETED ${old}`, `ADDED ${old}`]);
+      expect(admin.summary()).to.deep.equal([
+        `ADDED ${old}`,
+        `MODIFIED ${old}`,
+        `MODIFIED ${old}`,
+        `ADDED ${P}/gone`,
+        `DELETED ${P}/gone`,
+        `DELETED ${old}`,
+        `ADDED ${old}`,
+      ]);
       // from just before bob's project, bob's own project is there: the filter is by incarnation, not by name
       const fresh = (await replay(projectKinds.map((plural) => `/api/v1/${plural}?since=${bornAt - 1}`))) as WatchStream[];
       const [dashboards, bindings] = [fresh[0], fresh[6]];
@@ -189,12 +230,24 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       expectNothingOld(liveBob, 'bob');
       expect(liveBob.summary()).to.deep.equal([`ADDED ${P}/d1`]);
       const old = `${P}/d1`;
-      expect(liveAdmin.summary()).to.deep.equal([`ADDED ${old}`, `MODIFIED ${old}`, `MODIFIED ${old}`, `ADDED ${P}/gone`, `DELETED ${P}/gone`, `DELETED ${old}`, `ADDED ${old}`]);
+      expect(liveAdmin.summary()).to.deep.equal([
+        `ADDED ${old}`,
+        `MODIFIED ${old}`,
+        `MODIFIED ${old}`,
+        `ADDED ${P}/gone`,
+        `DELETED ${P}/gone`,
+        `DELETED ${old}`,
+        `ADDED ${old}`,
+      ]);
       expect(liveAdmin.changes()[6].object!.spec.display.name).to.equal('bob-d1');
     });
 
     it('a watch without since, opened now, lists only the new project', async () => {
-      const ws = await Promise.all([`/api/v1/dashboards?watch=true`, `/api/v1/projects/${P}/dashboards?watch=true`].map((path) => WatchStream.must(reader.url + path, bearer(bob))));
+      const ws = await Promise.all(
+        [`/api/v1/dashboards?watch=true`, `/api/v1/projects/${P}/dashboards?watch=true`].map((path) =>
+          WatchStream.must(reader.url + path, bearer(bob)),
+        ),
+      );
       opened.push(...ws);
       const rev = await reader.server.store.revision();
       for (const w of ws) {
@@ -228,14 +281,17 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
       /** The id of the entry of bob's creation of his project (the administrator sees both creations). */
       let bobsStart: number;
       before(async () => {
-        const creations = (await ok(reader.api('GET', `/api/v1/audit?project=${P}&kind=Project&action=create`, undefined, bearer(await loginAdmin(reader))))).body as Entry[];
+        const creations = (
+          await ok(reader.api('GET', `/api/v1/audit?project=${P}&kind=Project&action=create`, undefined, bearer(await loginAdmin(reader))))
+        ).body as Entry[];
         expect(creations.map((e) => e.user)).to.deep.equal(['bob', 'alice']);
         bobsStart = creations[0].id;
       });
       /** bob sees his project's entries and nothing of alice's: no canary, nobody else, nothing before his project. */
       const expectBobsOnly = (entries: Entry[], what: string) => {
         expect(JSON.stringify(entries), what).to.not.include(CANARY);
-        for (const e of entries) expect(e.id, `${what}: ${e.action} ${e.user} ${e.kind}/${e.name} of the old project`).to.be.at.least(bobsStart);
+        for (const e of entries)
+          expect(e.id, `${what}: ${e.action} ${e.user} ${e.kind}/${e.name} of the old project`).to.be.at.least(bobsStart);
         expect(
           entries.map((e) => `${e.action} ${e.user} ${e.kind}/${e.name}`),
           what,
@@ -273,13 +329,16 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
         const last = await reader.server.store.lastAuditId();
         const admin = await loginAdmin(reader);
         const streams = await Promise.all(
-          [`/api/v1/audit?watch=true&since=0`, `/api/v1/audit?watch=true&since=0&project=${P}`, `/api/v1/audit?watch=true&since=0&project=${P}`].map((path, i) =>
-            WatchStream.must(reader.url + path, bearer(i < 2 ? bob : admin)),
-          ),
+          [
+            `/api/v1/audit?watch=true&since=0`,
+            `/api/v1/audit?watch=true&since=0&project=${P}`,
+            `/api/v1/audit?watch=true&since=0&project=${P}`,
+          ].map((path, i) => WatchStream.must(reader.url + path, bearer(i < 2 ? bob : admin))),
         );
         opened.push(...streams);
         // every entry up to `last` was sent once a BOOKMARK at or after it came
-        for (const w of streams) await waitFor(`a BOOKMARK at ${last} or later`, () => w.events.some((e) => e.type === 'BOOKMARK' && e.revision >= last));
+        for (const w of streams)
+          await waitFor(`a BOOKMARK at ${last} or later`, () => w.events.some((e) => e.type === 'BOOKMARK' && e.revision >= last));
         const [all, project, adminView] = streams.map((w) => w.changes().map((e) => e.object as unknown as Entry));
         expectBobsOnly(all, 'watch');
         expectBobsOnly(project, `watch of ${P}`);

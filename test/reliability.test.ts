@@ -28,7 +28,11 @@ const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: 
 const folder = (name: string, title: string) => ({ kind: 'Folder', metadata: { name }, spec: { display: { name: title }, items: [] } });
 const panel = (text: string) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
-const dash = (name: string, title: string, text = 'hi') => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: { a: panel(text) }, layouts: grid() } });
+const dash = (name: string, title: string, text = 'hi') => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: { a: panel(text) }, layouts: grid() },
+});
 const ephemeral = (name: string, ttl: string, title = name) => {
   const d = dash(name, title);
   return { ...d, kind: 'EphemeralDashboard', spec: { ...d.spec, ttl } };
@@ -147,14 +151,21 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
         stop = true;
         await Promise.all(writers);
         srv = await spawnServer({ dataDir: dir.path });
-        const list = (await ok(req(srv.url, 'GET', '/api/v1/projects/storm/folders'))).body as { metadata: { name: string }; spec: { display: { name: string } } }[];
+        const list = (await ok(req(srv.url, 'GET', '/api/v1/projects/storm/folders'))).body as {
+          metadata: { name: string };
+          spec: { display: { name: string } };
+        }[];
         const stored = new Map(list.map((o) => [o.metadata.name, Number(o.spec.display.name)]));
         expect(stored.size, `round ${round}: duplicate names in the list`).to.equal(list.length);
         ledger.check(stored, `seed ${seed} round ${round} (killed after ${killAt} acks)`);
         // single reads agree with the list
         const sample = [...stored.keys()].sort(() => random() - 0.5).slice(0, 10);
-        for (const name of sample) expect(Number((await ok(req(srv.url, 'GET', `/api/v1/projects/storm/folders/${name}`))).body.spec.display.name)).to.equal(stored.get(name));
-        for (const name of [...ledger.sent.keys()].filter((n) => !stored.has(n)).slice(0, 10)) expect((await req(srv.url, 'GET', `/api/v1/projects/storm/folders/${name}`)).status).to.equal(404);
+        for (const name of sample)
+          expect(Number((await ok(req(srv.url, 'GET', `/api/v1/projects/storm/folders/${name}`))).body.spec.display.name)).to.equal(
+            stored.get(name),
+          );
+        for (const name of [...ledger.sent.keys()].filter((n) => !stored.has(n)).slice(0, 10))
+          expect((await req(srv.url, 'GET', `/api/v1/projects/storm/folders/${name}`)).status).to.equal(404);
       }
       expect(ledger.ackCount).to.be.greaterThan(100);
       srv.child.kill('SIGTERM');
@@ -189,8 +200,16 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       // keep writing: creates, updates and deletes all fail the same way
       for (let k = 0; k < 5; k++) {
         const name = `after${k}`;
-        refused.push({ name, title: `t-${name}`, ...(await req(srv.url, 'POST', '/api/v1/projects/disk/dashboards', dash(name, `t-${name}`, big))) });
-        refused.push({ name: 'd0', title: `t-upd${k}`, ...(await req(srv.url, 'PUT', '/api/v1/projects/disk/dashboards/d0', dash('d0', `t-upd${k}`, big))) });
+        refused.push({
+          name,
+          title: `t-${name}`,
+          ...(await req(srv.url, 'POST', '/api/v1/projects/disk/dashboards', dash(name, `t-${name}`, big))),
+        });
+        refused.push({
+          name: 'd0',
+          title: `t-upd${k}`,
+          ...(await req(srv.url, 'PUT', '/api/v1/projects/disk/dashboards/d0', dash('d0', `t-upd${k}`, big))),
+        });
       }
       for (const r of refused) {
         expect([503, 507], `${r.name}: ${r.status} ${r.text}`).to.include(r.status);
@@ -209,7 +228,10 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       await kill(srv);
       // restart without the limit: every acknowledged write is there, no refused one
       srv = await spawnServer({ dataDir: dir.path });
-      const after = (await ok(req(srv.url, 'GET', '/api/v1/projects/disk/dashboards'))).body as { metadata: { name: string }; spec: { display: { name: string } } }[];
+      const after = (await ok(req(srv.url, 'GET', '/api/v1/projects/disk/dashboards'))).body as {
+        metadata: { name: string };
+        spec: { display: { name: string } };
+      }[];
       const stored = new Map(after.map((o) => [o.metadata.name, o.spec.display.name]));
       for (const [name, title] of acked) expect(stored.get(name), `acknowledged ${name}`).to.equal(title);
       for (const r of refused) expect(stored.get(r.name), `refused ${r.name}`).to.not.equal(r.title);
@@ -265,7 +287,11 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       });
       // 20 different queries: identical ones in flight are sent upstream once (the query cache)
       const slow = Array.from({ length: 20 }, (_, i) =>
-        fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up%3D%3D${i}`).then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() })),
+        fetch(`${url}/proxy/projects/p/datasources/slow/api/v1/query?query=up%3D%3D${i}`).then(async (r) => ({
+          status: r.status,
+          text: await r.text(),
+          at: Date.now(),
+        })),
       );
       await waitFor('20 proxy calls at the upstream', () => received >= 20, 10_000, 5);
       await waitFor('some acknowledged writes', () => ledger.ackCount >= 20, 10_000, 5);
@@ -300,10 +326,16 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       expect(exitMs, 'ms from SIGTERM to exit').to.be.below(grace + 1_000);
       // the grace is an upper bound, not a wait: once the in-flight requests are done, the process goes
       const lastDone = Math.max(...results.map((r) => r.at)) - t0;
-      expect(exitMs - lastDone, `ms between the last in-flight answer (${lastDone} ms after SIGTERM) and the exit (${exitMs} ms)`).to.be.below(1_500);
+      expect(
+        exitMs - lastDone,
+        `ms between the last in-flight answer (${lastDone} ms after SIGTERM) and the exit (${exitMs} ms)`,
+      ).to.be.below(1_500);
       // immediate restart: the lock is released, every acknowledged write is there
       srv = await spawnServer({ dataDir: dir.path });
-      const list = (await ok(req(srv.url, 'GET', '/api/v1/projects/p/folders'))).body as { metadata: { name: string }; spec: { display: { name: string } } }[];
+      const list = (await ok(req(srv.url, 'GET', '/api/v1/projects/p/folders'))).body as {
+        metadata: { name: string };
+        spec: { display: { name: string } };
+      }[];
       ledger.check(new Map(list.map((o) => [o.metadata.name, Number(o.spec.display.name)])), 'after SIGTERM');
       srv.child.kill('SIGTERM');
       expect(await srv.exited).to.equal(0);
@@ -332,7 +364,10 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       );
     const refuses = async (what: string) => {
       const before = snapshot();
-      const r = await runToExit(['--listen', '127.0.0.1:0'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path }, 8_000).catch((e: Error) => ({ code: 'started', output: e.message }));
+      const r = await runToExit(['--listen', '127.0.0.1:0'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path }, 8_000).catch((e: Error) => ({
+        code: 'started',
+        output: e.message,
+      }));
       expect(r.code, `${what}: exit code; output:\n${r.output}`).to.not.equal(0);
       expect(r.output, `${what}: names the data directory`).to.include(dir.path);
       expect(r.output, `${what}: says what is wrong`).to.match(/corrupt|CURRENT|MANIFEST|cannot open/i);
@@ -419,7 +454,10 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       );
       const left = readdirSync(dir.path);
       const lost = files.filter((f) => !left.includes(f));
-      expect(r.code, `started on a data directory without CURRENT (files before: ${files.join(', ')}; now: ${left.join(', ')}):\n${r.output.slice(-400)}`).to.not.equal('started');
+      expect(
+        r.code,
+        `started on a data directory without CURRENT (files before: ${files.join(', ')}; now: ${left.join(', ')}):\n${r.output.slice(-400)}`,
+      ).to.not.equal('started');
       expect(r.code, r.output).to.not.equal('0');
       expect(r.output).to.include(dir.path);
       expect(lost, 'data files deleted').to.deep.equal([]);
@@ -530,7 +568,11 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       const updatedAt = new Date(expiry - 2_000).toISOString();
       const body = ephemeral('x', '2s', 'old');
       for (const name of names) {
-        await s.server.store.create({ kind: 'EphemeralDashboard', metadata: { name, project: 'eph', createdAt: updatedAt, updatedAt, version: 0 }, spec: body.spec });
+        await s.server.store.create({
+          kind: 'EphemeralDashboard',
+          metadata: { name, project: 'eph', createdAt: updatedAt, updatedAt, version: 0 },
+          spec: body.spec,
+        });
       }
       await ok(s.api('GET', `${base}/${names[299]}`));
       await at(expiry);
@@ -606,11 +648,16 @@ describe('reliability: REL-04, 07, 09, 11, 12, 13, 14', function () {
       const p99 = p99Of(latencies);
       const controlP99 = p99Of(controlLatencies);
       const open = sockets.filter((x) => x.closed === undefined).length;
-      expect(open, `slowloris sockets still open after 6 s (headers timeout 2 s; normal requests meanwhile: p99 ${p99} ms of ${latencies.length})`).to.equal(0);
+      expect(
+        open,
+        `slowloris sockets still open after 6 s (headers timeout 2 s; normal requests meanwhile: p99 ${p99} ms of ${latencies.length})`,
+      ).to.equal(0);
       const worst = Math.max(...sockets.map((x) => x.closed! - x.opened));
       expect(worst, 'ms a slowloris socket stayed open').to.be.at.most(2_000 + 2_000);
       expect(latencies.length).to.be.greaterThan(20);
-      expect(p99, `p99 of ${latencies.length} normal requests (the control server's p99 meanwhile: ${controlP99} ms)`).to.be.below(500 + controlP99);
+      expect(p99, `p99 of ${latencies.length} normal requests (the control server's p99 meanwhile: ${controlP99} ms)`).to.be.below(
+        500 + controlP99,
+      );
     } finally {
       for (const x of sockets) {
         clearInterval(x.timer);

@@ -28,7 +28,11 @@ const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: 
 const folder = (name: string, title = name) => ({ kind: 'Folder', metadata: { name }, spec: { display: { name: title }, items: [] } });
 const panel = (text: string) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: 'Markdown', spec: { text } } } });
 const grid = () => [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }];
-const dash = (name: string, text: string) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name }, duration: '1h', panels: { a: panel(text) }, layouts: grid() } });
+const dash = (name: string, text: string) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name }, duration: '1h', panels: { a: panel(text) }, layouts: grid() },
+});
 const ephemeral = (name: string, ttl: string) => {
   const d = dash(name, 'short-lived');
   return { ...d, kind: 'EphemeralDashboard', spec: { ...d.spec, ttl } };
@@ -43,7 +47,12 @@ describe('three dashplane processes on one PostgreSQL database', function () {
   let db: { url: string; drop(): Promise<void> };
   const dir = tempDir('dashplane-replicas-');
   const key = randomBytes(32).toString('hex');
-  const env = () => ({ ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: key, DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' });
+  const env = () => ({
+    ...AUTH_ENV,
+    DASHPLANE_DATABASE_POSTGRES_URL: db.url,
+    DASHPLANE_ENCRYPTION_KEY: key,
+    DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s',
+  });
   /** A, B, C; the kill test replaces one. */
   const procs: ServerProcess[] = [];
   const started: ServerProcess[] = [];
@@ -111,14 +120,19 @@ describe('three dashplane processes on one PostgreSQL database', function () {
       }
       const gone = await call(A(), 'DELETE', `${path}/d${i}`, undefined, auth());
       expect(gone.status, gone.text).to.equal(204);
-      for (const url of [B(), C()]) expect((await call(url, 'GET', `${path}/d${i}`, undefined, auth())).status, `delete on A seen on ${url}`).to.equal(404);
+      for (const url of [B(), C()])
+        expect((await call(url, 'GET', `${path}/d${i}`, undefined, auth())).status, `delete on A seen on ${url}`).to.equal(404);
     }
   });
 
   it('concurrent creates of one name on A, B and C: exactly one 200, the rest 409, one row', async () => {
     for (let round = 0; round < 3; round++) {
       const name = `same-${round}`;
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => call(all()[i % 3], 'POST', '/api/v1/projects/race/folders', folder(name, `writer ${i}`), auth())));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call(all()[i % 3], 'POST', '/api/v1/projects/race/folders', folder(name, `writer ${i}`), auth()),
+        ),
+      );
       const statuses = results.map((r) => r.status);
       const unexpected = results.filter((r) => r.status !== 200 && r.status !== 409);
       expect(
@@ -159,7 +173,9 @@ describe('three dashplane processes on one PostgreSQL database', function () {
     expect(textOf(current.body)).to.equal('from B');
 
     // the same stale ETag sent to all three at once: exactly one wins
-    const racing = await Promise.all(all().map((url, i) => call(url, 'PUT', path, dash('d', `cas ${i}`), { ...auth(), 'if-match': onB.etag! })));
+    const racing = await Promise.all(
+      all().map((url, i) => call(url, 'PUT', path, dash('d', `cas ${i}`), { ...auth(), 'if-match': onB.etag! })),
+    );
     expect(racing.map((r) => r.status).sort()).to.deep.equal([200, 412, 412]);
 
     const base = (await call(B(), 'GET', path, undefined, auth())).body.metadata.version as number;
@@ -194,11 +210,20 @@ describe('three dashplane processes on one PostgreSQL database', function () {
         expect(r.status, show(method, path, r)).to.be.oneOf([200, 204]);
       }
       await w.waitForChanges(steps.length, 5_000);
-      expect(w.summary()).to.deep.equal(['ADDED watch/f0', 'ADDED watch/f1', 'MODIFIED watch/f0', 'MODIFIED watch/f1', 'DELETED watch/f0', 'ADDED watch/f2']);
+      expect(w.summary()).to.deep.equal([
+        'ADDED watch/f0',
+        'ADDED watch/f1',
+        'MODIFIED watch/f0',
+        'MODIFIED watch/f1',
+        'DELETED watch/f0',
+        'ADDED watch/f2',
+      ]);
       expect(w.changes()[2].object!.spec.display.name).to.equal('f0 on C');
 
       // concurrent writes on A and C
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 ? A() : C(), 'POST', col, folder(`c${i}`), auth())));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call(i % 2 ? A() : C(), 'POST', col, folder(`c${i}`), auth())),
+      );
       expect(results.map((r) => r.status)).to.deep.equal(Array(20).fill(200));
       await w.waitForChanges(steps.length + 20, 5_000);
       const maxRev = Math.max(...w.changes().map((e) => e.revision));
@@ -211,7 +236,9 @@ describe('three dashplane processes on one PostgreSQL database', function () {
       // bookmarks are in order with the changes too
       let prev = 0;
       for (const e of w.events as WatchEvent[]) {
-        expect(e.revision, `event revisions never go back: ${JSON.stringify(w.events.map((x) => [x.type, x.revision]))}`).to.be.at.least(prev);
+        expect(e.revision, `event revisions never go back: ${JSON.stringify(w.events.map((x) => [x.type, x.revision]))}`).to.be.at.least(
+          prev,
+        );
         prev = e.revision;
       }
       expect(w.garbage).to.deep.equal([]);
@@ -221,7 +248,11 @@ describe('three dashplane processes on one PostgreSQL database', function () {
   });
 
   it('a RoleBinding deleted on A is a 403 on B at the very next request', async () => {
-    const signUp = await call(C(), 'POST', '/api/v1/users', { kind: 'User', metadata: { name: 'rita' }, spec: { nativeProvider: { password: 'rita-password' } } });
+    const signUp = await call(C(), 'POST', '/api/v1/users', {
+      kind: 'User',
+      metadata: { name: 'rita' },
+      spec: { nativeProvider: { password: 'rita-password' } },
+    });
     expect(signUp.status, signUp.text).to.equal(200);
     const login = await call(B(), 'POST', '/api/auth/providers/native/login', { login: 'rita', password: 'rita-password' });
     expect(login.status, login.text).to.equal(200);
@@ -230,10 +261,15 @@ describe('three dashplane processes on one PostgreSQL database', function () {
     expect((await call(B(), 'GET', probe, undefined, rita)).status).to.equal(403);
     for (let i = 0; i < 5; i++) {
       const granter = i % 2 ? C() : A();
-      const rb = { kind: 'RoleBinding', metadata: { name: 'rita-view' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'rita' }] } };
+      const rb = {
+        kind: 'RoleBinding',
+        metadata: { name: 'rita-view' },
+        spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'rita' }] },
+      };
       const created = await call(granter, 'POST', '/api/v1/projects/rb/rolebindings', rb, auth());
       expect(created.status, created.text).to.equal(200);
-      for (const url of [B(), C(), A()]) expect((await call(url, 'GET', probe, undefined, rita)).status, `round ${i}: granted on ${granter}, read on ${url}`).to.equal(200);
+      for (const url of [B(), C(), A()])
+        expect((await call(url, 'GET', probe, undefined, rita)).status, `round ${i}: granted on ${granter}, read on ${url}`).to.equal(200);
       const deleted = await call(A(), 'DELETE', '/api/v1/projects/rb/rolebindings/rita-view', undefined, auth());
       expect(deleted.status, deleted.text).to.equal(204);
       const r = await call(B(), 'GET', probe, undefined, rita);
@@ -249,7 +285,11 @@ describe('three dashplane processes on one PostgreSQL database', function () {
       const created = await call(C(), 'POST', col, ephemeral('short', '1s'), auth());
       expect(created.status, created.text).to.equal(200);
       for (const w of watches) await w.waitForChanges(2, 10_000);
-      await waitFor('all three replicas to answer 404', async () => (await Promise.all(all().map((u) => call(u, 'GET', `${col}/short`, undefined, auth())))).every((r) => r.status === 404), 5_000);
+      await waitFor(
+        'all three replicas to answer 404',
+        async () => (await Promise.all(all().map((u) => call(u, 'GET', `${col}/short`, undefined, auth())))).every((r) => r.status === 404),
+        5_000,
+      );
       for (const w of watches) {
         const deletedAt = w.changes()[1].revision;
         await w.settle(deletedAt, 5_000);
@@ -288,7 +328,8 @@ describe('three dashplane processes on one PostgreSQL database', function () {
         }
       }
     };
-    const ackedOn = (replica: number, afterKill: boolean) => [...acked.values()].filter((v) => v.on === replica && v.after === afterKill).length;
+    const ackedOn = (replica: number, afterKill: boolean) =>
+      [...acked.values()].filter((v) => v.on === replica && v.after === afterKill).length;
     const workers = [0, 1, 2].flatMap((r) => [worker(r), worker(r), worker(r)]);
     try {
       await waitFor('10 acknowledged writes on each replica', () => [0, 1, 2].every((r) => ackedOn(r, false) >= 10), 15_000, 5);
@@ -301,7 +342,12 @@ describe('three dashplane processes on one PostgreSQL database', function () {
         const h = await call(url, 'GET', '/api/v1/health');
         expect(h.status, `${url} health after the kill: ${h.text}`).to.equal(200);
       }
-      await waitFor('20 more acknowledged writes on A and on C after the kill', () => ackedOn(0, true) >= 20 && ackedOn(2, true) >= 20, 15_000, 5);
+      await waitFor(
+        '20 more acknowledged writes on A and on C after the kill',
+        () => ackedOn(0, true) >= 20 && ackedOn(2, true) >= 20,
+        15_000,
+        5,
+      );
     } finally {
       stop = true;
       await Promise.all(workers);
@@ -355,7 +401,9 @@ describe('three dashplane processes started at once on an empty PostgreSQL datab
       const spawned = await Promise.allSettled([0, 1, 2].map(() => spawnServer({ dataDir: dir.path, env, timeoutMs: 30_000 })));
       const up = spawned.filter((r): r is PromiseFulfilledResult<ServerProcess> => r.status === 'fulfilled').map((r) => r.value);
       children.push(...up);
-      const errors = spawned.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String((r.reason as Error).message));
+      const errors = spawned
+        .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+        .map((r) => String((r.reason as Error).message));
       expect(errors, `round ${round}: replicas that failed to start`).to.deep.equal([]);
       const login = await call(up[0].url, 'POST', '/api/auth/providers/native/login', { login: 'admin', password: 'admin-password' });
       expect(login.status, login.text).to.equal(200);

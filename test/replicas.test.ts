@@ -42,7 +42,9 @@ describe('replicas on one PostgreSQL database', function () {
 
   it('a write on A is read on B; a login on A works on B (sessions are in the database)', async () => {
     const admin = await loginAdmin(a);
-    expect((await a.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'shared' }, spec: {} }, bearer(admin))).status).to.equal(200);
+    expect(
+      (await a.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'shared' }, spec: {} }, bearer(admin))).status,
+    ).to.equal(200);
     const r = await b.api('GET', '/api/v1/projects/shared', undefined, bearer(admin));
     expect(r.status, r.text).to.equal(200);
     await a.api('GET', '/api/auth/logout', undefined, bearer(admin));
@@ -55,7 +57,12 @@ describe('replicas on one PostgreSQL database', function () {
     try {
       let last = 0;
       for (let i = 0; i < 5; i++) {
-        const r = await a.api('POST', '/api/v1/projects/shared/folders', { kind: 'Folder', metadata: { name: `f${i}` }, spec: { items: [] } }, bearer(admin));
+        const r = await a.api(
+          'POST',
+          '/api/v1/projects/shared/folders',
+          { kind: 'Folder', metadata: { name: `f${i}` }, spec: { items: [] } },
+          bearer(admin),
+        );
         expect(r.status).to.equal(200);
         const t0 = Date.now();
         await w.waitForChanges(i + 1, 1_000);
@@ -95,10 +102,17 @@ describe('replicas on one PostgreSQL database', function () {
     // B has read (and cached) both sessions and the user before the change
     expect((await whoami(b, other)).status).to.equal(200);
     expect((await whoami(b, mine)).status).to.equal(200);
-    const put = await a.api('PUT', '/api/v1/users/sam', { kind: 'User', metadata: { name: 'sam' }, spec: { nativeProvider: { password: 'sam-new' } } }, bearer(mine));
+    const put = await a.api(
+      'PUT',
+      '/api/v1/users/sam',
+      { kind: 'User', metadata: { name: 'sam' }, spec: { nativeProvider: { password: 'sam-new' } } },
+      bearer(mine),
+    );
     expect(put.status, put.text).to.equal(200);
     expect((await whoami(b, other)).status, "the other session's access token on B").to.equal(401);
-    expect((await b.api('POST', '/api/auth/refresh', { refresh_token: other.refresh_token })).status, 'its refresh token on B').to.equal(401);
+    expect((await b.api('POST', '/api/auth/refresh', { refresh_token: other.refresh_token })).status, 'its refresh token on B').to.equal(
+      401,
+    );
     expect((await whoami(b, mine)).status, "the caller's session on B").to.equal(200);
   });
 
@@ -109,9 +123,17 @@ describe('replicas on one PostgreSQL database', function () {
       const body = { kind: 'EphemeralDashboard', metadata: { name: 'short' }, spec: { ttl: '1s', panels: {}, layouts: [] } };
       expect((await b.api('POST', '/api/v1/projects/shared/ephemeraldashboards', body, bearer(admin))).status).to.equal(200);
       await w.waitForChanges(2, 10_000);
-      await waitFor('both replicas to see it gone', async () => (await a.api('GET', '/api/v1/projects/shared/ephemeraldashboards/short', undefined, bearer(admin))).status === 404, 5_000);
+      await waitFor(
+        'both replicas to see it gone',
+        async () => (await a.api('GET', '/api/v1/projects/shared/ephemeraldashboards/short', undefined, bearer(admin))).status === 404,
+        5_000,
+      );
       // both reapers had their chance: the store holds it no more and exactly one DELETED was sent
-      await waitFor('the store to forget it', async () => !(await b.server.store.get({ kind: 'EphemeralDashboard', project: 'shared', name: 'short' })), 5_000);
+      await waitFor(
+        'the store to forget it',
+        async () => !(await b.server.store.get({ kind: 'EphemeralDashboard', project: 'shared', name: 'short' })),
+        5_000,
+      );
       await w.settle(Math.max(...w.changes().map((e) => e.revision)) + 0);
       expect(w.summary()).to.deep.equal(['ADDED shared/short', 'DELETED shared/short']);
     } finally {
@@ -121,8 +143,14 @@ describe('replicas on one PostgreSQL database', function () {
 
   it('concurrent default datasources of one plugin kind on two replicas: exactly one wins', async () => {
     const admin = await loginAdmin(a);
-    const ds = (n: number) => ({ kind: 'Datasource', metadata: { name: `def${n}` }, spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://x:9090' } } } });
-    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? a : b).api('POST', '/api/v1/projects/shared/datasources', ds(n), bearer(admin))));
+    const ds = (n: number) => ({
+      kind: 'Datasource',
+      metadata: { name: `def${n}` },
+      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://x:9090' } } },
+    });
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) => (n % 2 ? a : b).api('POST', '/api/v1/projects/shared/datasources', ds(n), bearer(admin))),
+    );
     expect(
       results.filter((r) => r.status === 200),
       results.map((r) => r.status).join(' '),
@@ -145,7 +173,8 @@ describe('replicas on one PostgreSQL database', function () {
         metadata: { name: 'moving' },
         spec: { plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: base } } } } },
       });
-      const viaB = async () => (await b.api('GET', '/proxy/projects/shared/datasources/moving/api/v1/query?query=up', undefined, bearer(admin))).status;
+      const viaB = async () =>
+        (await b.api('GET', '/proxy/projects/shared/datasources/moving/api/v1/query?query=up', undefined, bearer(admin))).status;
       expect((await a.api('POST', '/api/v1/projects/shared/datasources', ds(url), bearer(admin))).status).to.equal(200);
       expect(await viaB()).to.equal(200);
       expect((await a.api('PUT', '/api/v1/projects/shared/datasources/moving', ds(`${url}/v2`), bearer(admin))).status).to.equal(200);
@@ -162,10 +191,19 @@ describe('replicas on one PostgreSQL database', function () {
     const admin = await loginAdmin(a);
     const canary = `CANARY-${randomBytes(4).toString('hex')}`;
     expect(
-      (await a.api('POST', '/api/v1/projects/shared/secrets', { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canary } } }, bearer(admin))).status,
+      (
+        await a.api(
+          'POST',
+          '/api/v1/projects/shared/secrets',
+          { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: canary } } },
+          bearer(admin),
+        )
+      ).status,
     ).to.equal(200);
     const stored = await b.server.store.get({ kind: 'Secret', project: 'shared', name: 's' });
     expect(JSON.stringify(stored)).to.not.include(canary);
-    expect((await b.api('GET', '/api/v1/projects/shared/secrets/s', undefined, bearer(admin))).body.spec.basicAuth.password).to.equal('<secret>');
+    expect((await b.api('GET', '/api/v1/projects/shared/secrets/s', undefined, bearer(admin))).body.spec.basicAuth.password).to.equal(
+      '<secret>',
+    );
   });
 });

@@ -2,19 +2,36 @@ import { expect } from 'chai';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 
-const prom = (extra: Record<string, unknown> = {}) => ({ kind: 'PrometheusDatasource', spec: { directUrl: 'http://localhost:9090', ...extra } });
-const ds = (name: string, isDefault: boolean, plugin: unknown = prom()) => ({ kind: 'Datasource', metadata: { name }, spec: { default: isDefault, plugin } });
-const panel = (plugin = 'Markdown', spec: unknown = { text: 'hi' }) => ({ kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: plugin, spec } } });
-const grid = (...refs: string[]) => [{ kind: 'Grid', spec: { items: refs.map((r, i) => ({ x: 0, y: i, width: 12, height: 4, content: { $ref: r } })) } }];
+const prom = (extra: Record<string, unknown> = {}) => ({
+  kind: 'PrometheusDatasource',
+  spec: { directUrl: 'http://localhost:9090', ...extra },
+});
+const ds = (name: string, isDefault: boolean, plugin: unknown = prom()) => ({
+  kind: 'Datasource',
+  metadata: { name },
+  spec: { default: isDefault, plugin },
+});
+const panel = (plugin = 'Markdown', spec: unknown = { text: 'hi' }) => ({
+  kind: 'Panel',
+  spec: { display: { name: 'p' }, plugin: { kind: plugin, spec } },
+});
+const grid = (...refs: string[]) => [
+  { kind: 'Grid', spec: { items: refs.map((r, i) => ({ x: 0, y: i, width: 12, height: 4, content: { $ref: r } })) } },
+];
 function dash(name: string, spec: Record<string, unknown> = {}) {
-  return { kind: 'Dashboard', metadata: { name }, spec: { duration: '1h', panels: { a: panel() }, layouts: grid('#/spec/panels/a'), ...spec } };
+  return {
+    kind: 'Dashboard',
+    metadata: { name },
+    spec: { duration: '1h', panels: { a: panel() }, layouts: grid('#/spec/panels/a'), ...spec },
+  };
 }
 
 describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
   let s: TestServer;
   before(async () => {
     s = await startTestServer();
-    for (const p of ['demo', 'other']) expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
+    for (const p of ['demo', 'other'])
+      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} })).status).to.equal(200);
   });
   after(() => s.stop());
 
@@ -23,9 +40,27 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       for (const p of ['a', 'ab']) {
         await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: p }, spec: {} });
         expect((await s.api('POST', `/api/v1/projects/${p}/dashboards`, dash('d'))).status).to.equal(200);
-        expect((await s.api('POST', `/api/v1/projects/${p}/ephemeraldashboards`, { ...dash('e'), kind: 'EphemeralDashboard', spec: { ...dash('e').spec, ttl: '1h' } })).status).to.equal(200);
-        expect((await s.api('POST', `/api/v1/projects/${p}/secrets`, { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'p' } } })).status).to.equal(200);
-        expect((await s.api('POST', `/api/v1/projects/${p}/folders`, { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } })).status).to.equal(200);
+        expect(
+          (
+            await s.api('POST', `/api/v1/projects/${p}/ephemeraldashboards`, {
+              ...dash('e'),
+              kind: 'EphemeralDashboard',
+              spec: { ...dash('e').spec, ttl: '1h' },
+            })
+          ).status,
+        ).to.equal(200);
+        expect(
+          (
+            await s.api('POST', `/api/v1/projects/${p}/secrets`, {
+              kind: 'Secret',
+              metadata: { name: 's' },
+              spec: { basicAuth: { username: 'u', password: 'p' } },
+            })
+          ).status,
+        ).to.equal(200);
+        expect(
+          (await s.api('POST', `/api/v1/projects/${p}/folders`, { kind: 'Folder', metadata: { name: 'f' }, spec: { items: [] } })).status,
+        ).to.equal(200);
       }
       expect((await s.api('DELETE', '/api/v1/projects/a')).status).to.equal(204);
       for (const plural of ['dashboards', 'ephemeraldashboards', 'secrets', 'folders']) {
@@ -130,7 +165,12 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       };
       const r = await s.api('POST', '/api/v1/projects/demo/folders', body);
       expect(r.status).to.equal(400);
-      expect(r.body.details).to.deep.equal([{ path: 'spec.items[1].items[1].name', message: 'dashboard "a" is referenced multiple times in the folder (first at spec.items[0]); keep one' }]);
+      expect(r.body.details).to.deep.equal([
+        {
+          path: 'spec.items[1].items[1].name',
+          message: 'dashboard "a" is referenced multiple times in the folder (first at spec.items[0]); keep one',
+        },
+      ]);
       const once = {
         ...body,
         spec: {
@@ -158,21 +198,35 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       // a name that is not a string says so (a YAML name: 0123 is a number)
       const numeric = await s.api('POST', '/api/v1/projects/demo/dashboards', { ...dash('x'), metadata: { name: 5 } });
       expect(numeric.status).to.equal(400);
-      expect(numeric.body.details[0]).to.deep.equal({ path: 'metadata.name', message: 'the name is invalid: it must be a string, not a number (in YAML, quote a name such as "0123")' });
+      expect(numeric.body.details[0]).to.deep.equal({
+        path: 'metadata.name',
+        message: 'the name is invalid: it must be a string, not a number (in YAML, quote a name such as "0123")',
+      });
     });
 
     it('patterns are explained in words: a builtin variable prefix, a duration, a bad panel key named by its path', async () => {
       const text = (name: string) => ({ kind: 'TextVariable', spec: { name, value: '' } });
       const r = await s.api('POST', '/api/validate/dashboards', {
-        ...dash('words', { duration: '1hour', variables: [text('__forbidden'), text('123')], panels: { a: panel(), 'a b': panel() }, layouts: grid('#/spec/panels/a') }),
+        ...dash('words', {
+          duration: '1hour',
+          variables: [text('__forbidden'), text('123')],
+          panels: { a: panel(), 'a b': panel() },
+          layouts: grid('#/spec/panels/a'),
+        }),
         metadata: { name: 'words', project: 'demo' },
       });
       expect(r.status).to.equal(400);
       expect(r.body.details).to.deep.include.members([
-        { path: 'spec.duration', message: 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)' },
+        {
+          path: 'spec.duration',
+          message: 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)',
+        },
         { path: 'spec.variables[0].spec.name', message: 'must not start with "__": that is the builtin variable prefix' },
         { path: 'spec.variables[1].spec.name', message: 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")' },
-        { path: 'spec.panels["a b"]', message: 'is not a valid key here: it may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)' },
+        {
+          path: 'spec.panels["a b"]',
+          message: 'is not a valid key here: it may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)',
+        },
       ]);
       expect(
         r.body.details.filter((x: { path: string }) => x.path === 'spec.panels'),
@@ -180,7 +234,10 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       ).to.deep.equal([]);
       // keys Perses clients refuse when they read the dashboard back (percli could not list the project)
       for (const key of ['.a', 'a.', 'a..b']) {
-        const dotted = await s.api('POST', '/api/validate/dashboards', { ...dash('dots', { panels: { [key]: panel() }, layouts: [] }), metadata: { name: 'dots', project: 'demo' } });
+        const dotted = await s.api('POST', '/api/validate/dashboards', {
+          ...dash('dots', { panels: { [key]: panel() }, layouts: [] }),
+          metadata: { name: 'dots', project: 'demo' },
+        });
         expect(dotted.status, key).to.equal(400);
         expect(
           dotted.body.details.map((x: { path: string }) => x.path),
@@ -206,11 +263,22 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     before(async () => {
       expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom', true))).status).to.equal(200);
       expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('prom2', false))).status).to.equal(200);
-      expect((await s.api('POST', '/api/v1/projects/demo/datasources', ds('tempo', true, { kind: 'TempoDatasource', spec: { directUrl: 'http://t' } }))).status).to.equal(200);
+      expect(
+        (
+          await s.api(
+            'POST',
+            '/api/v1/projects/demo/datasources',
+            ds('tempo', true, { kind: 'TempoDatasource', spec: { directUrl: 'http://t' } }),
+          )
+        ).status,
+      ).to.equal(200);
     });
 
     it('filters by plugin kind and default', async () => {
-      const names = async (q: string) => ((await s.api('GET', `/api/v1/projects/demo/datasources?${q}`)).body as { metadata: { name: string } }[]).map((d) => d.metadata.name);
+      const names = async (q: string) =>
+        ((await s.api('GET', `/api/v1/projects/demo/datasources?${q}`)).body as { metadata: { name: string } }[]).map(
+          (d) => d.metadata.name,
+        );
       expect(await names('kind=PrometheusDatasource')).to.deep.equal(['prom', 'prom2']);
       expect(await names('default=true')).to.deep.equal(['prom', 'tempo']);
       expect(await names('default=false')).to.deep.equal(['prom2']);
@@ -226,7 +294,10 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(r.body.details[0].path).to.equal('spec.default');
       const flip = await s.api('PUT', '/api/v1/projects/demo/datasources/prom2', ds('prom2', true));
       expect(flip.status).to.equal(400);
-      expect((await s.api('PUT', '/api/v1/projects/demo/datasources/prom', ds('prom', true))).status, 'updating the default itself').to.equal(200);
+      expect(
+        (await s.api('PUT', '/api/v1/projects/demo/datasources/prom', ds('prom', true))).status,
+        'updating the default itself',
+      ).to.equal(200);
       expect((await s.api('POST', '/api/v1/projects/other/datasources', ds('prom', true))).status).to.equal(200);
       expect((await s.api('POST', '/api/v1/globaldatasources', { ...ds('gprom', true), kind: 'GlobalDatasource' })).status).to.equal(200);
       const g2 = await s.api('POST', '/api/v1/globaldatasources', { ...ds('gprom2', true), kind: 'GlobalDatasource' });
@@ -238,7 +309,9 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'race' }, spec: {} });
       const results = await Promise.all(
         [1, 2, 3, 4, 5, 6].map((n) =>
-          n % 2 ? s.api('POST', '/api/v1/projects/race/datasources', ds(`d${n}`, true)) : s.api('POST', '/api/v1/datasources', { ...ds(`d${n}`, true), metadata: { name: `d${n}`, project: 'race' } }),
+          n % 2
+            ? s.api('POST', '/api/v1/projects/race/datasources', ds(`d${n}`, true))
+            : s.api('POST', '/api/v1/datasources', { ...ds(`d${n}`, true), metadata: { name: `d${n}`, project: 'race' } }),
         ),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(1);
@@ -256,7 +329,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('a Prometheus datasource with both directUrl and proxy is rejected at spec.plugin.spec', async () => {
-      const r = await s.api('POST', '/api/v1/projects/demo/datasources', ds('both', false, prom({ proxy: { kind: 'HTTPProxy', spec: { url: 'http://x' } } })));
+      const r = await s.api(
+        'POST',
+        '/api/v1/projects/demo/datasources',
+        ds('both', false, prom({ proxy: { kind: 'HTTPProxy', spec: { url: 'http://x' } } })),
+      );
       expect(r.status).to.equal(400);
       expect(r.body.details.some((d: { path: string }) => d.path.startsWith('spec.plugin.spec'))).to.equal(true);
     });
@@ -264,17 +341,32 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
 
   describe('dashboards', () => {
     it('accepts a variable whose defaultValue is null (what the Perses UI saves for a variable without a value)', async () => {
-      const variable = { kind: 'ListVariable', spec: { name: 'ds', defaultValue: null, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } } };
+      const variable = {
+        kind: 'ListVariable',
+        spec: {
+          name: 'ds',
+          defaultValue: null,
+          plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } },
+        },
+      };
       const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('null-default', { variables: [variable] }));
       expect(r.status, r.text).to.equal(200);
-      const bad = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('number-default', { variables: [{ ...variable, spec: { ...variable.spec, defaultValue: 3 } }] }));
+      const bad = await s.api(
+        'POST',
+        '/api/v1/projects/demo/dashboards',
+        dash('number-default', { variables: [{ ...variable, spec: { ...variable.spec, defaultValue: 3 } }] }),
+      );
       expect(bad.status).to.equal(400);
       expect(bad.body.details.map((d: { path: string }) => d.path)).to.include('spec.variables[0].spec.defaultValue');
     });
 
     it('a name with a space is a 400; the display name may hold any title', async () => {
       expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my dashboard'))).status).to.equal(400);
-      const ok = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('my-dashboard', { display: { name: 'My dashboard <b>&</b> ✓' } }));
+      const ok = await s.api(
+        'POST',
+        '/api/v1/projects/demo/dashboards',
+        dash('my-dashboard', { display: { name: 'My dashboard <b>&</b> ✓' } }),
+      );
       expect(ok.status).to.equal(200);
     });
 
@@ -313,7 +405,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('schema problems name the field: unknown field, wrong type, bad duration', async () => {
-      const r = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('bad2', { duration: '1 hour', refreshInterval: 5, layout: [] }));
+      const r = await s.api(
+        'POST',
+        '/api/v1/projects/demo/dashboards',
+        dash('bad2', { duration: '1 hour', refreshInterval: 5, layout: [] }),
+      );
       expect(r.status).to.equal(400);
       const paths = (r.body.details as { path: string }[]).map((d) => d.path);
       expect(paths).to.include.members(['spec.duration', 'spec.refreshInterval', 'spec.layout']);
@@ -325,7 +421,12 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect(r.status).to.equal(200);
       expect(r.body.spec.variables).to.deep.equal([text]);
       expect((await s.api('GET', '/api/v1/projects/demo/dashboards/oldvars')).body.spec.variables).to.deep.equal([text]);
-      for (const bad of [[text, text], [{ ...text, spec: { name: '__x', value: '' } }], [{ ...text, spec: { name: '9', value: '' } }], [{ ...text, spec: { name: 'a-b', value: '' } }]]) {
+      for (const bad of [
+        [text, text],
+        [{ ...text, spec: { name: '__x', value: '' } }],
+        [{ ...text, spec: { name: '9', value: '' } }],
+        [{ ...text, spec: { name: 'a-b', value: '' } }],
+      ]) {
         const res = await s.api('POST', '/api/v1/projects/demo/dashboards', dash('badvars', { variables: bad }));
         expect(res.status, JSON.stringify(bad)).to.equal(400);
         expect(res.body.details[0].path).to.match(/^spec\.variables\[\d\]\.spec\.name$/);
@@ -351,7 +452,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
   });
 
   describe('ephemeral dashboards', () => {
-    const eph = (name: string, ttl?: unknown) => ({ ...dash(name), kind: 'EphemeralDashboard', spec: { ...dash(name).spec, ...(ttl !== undefined ? { ttl } : {}) } });
+    const eph = (name: string, ttl?: unknown) => ({
+      ...dash(name),
+      kind: 'EphemeralDashboard',
+      spec: { ...dash(name).spec, ...(ttl !== undefined ? { ttl } : {}) },
+    });
     it('ttl is required and must be a positive duration', async () => {
       expect((await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', eph('e1', '2h'))).status).to.equal(200);
       for (const ttl of [undefined, '', '0s', '-1h', '1 hour', 5, '999999999999999h']) {
@@ -372,12 +477,19 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const created = await s.api('POST', '/api/v1/projects/demo/ephemeraldashboards', e);
       expect(created.status).to.equal(200);
       const expiresAt = Date.parse(created.body.metadata.updatedAt) + 1000;
-      const names = async () => ((await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards')).body as { metadata: { name: string } }[]).map((o) => o.metadata.name);
+      const names = async () =>
+        ((await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards')).body as { metadata: { name: string } }[]).map(
+          (o) => o.metadata.name,
+        );
       if (Date.now() < expiresAt - 200) {
         expect((await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards/short')).status).to.equal(200);
         expect(await names()).to.include('short');
       }
-      await waitFor('the ephemeral dashboard to expire', async () => (await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards/short')).status === 404, 5000);
+      await waitFor(
+        'the ephemeral dashboard to expire',
+        async () => (await s.api('GET', '/api/v1/projects/demo/ephemeraldashboards/short')).status === 404,
+        5000,
+      );
       expect(Date.now()).to.be.at.least(expiresAt);
       expect(await names()).to.not.include('short');
       expect((await s.api('PUT', '/api/v1/projects/demo/ephemeraldashboards/short', e)).status).to.equal(404);
@@ -393,7 +505,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const stored = await s.server.store.get({ kind: 'User', project: '', name: 'alice' });
       expect((stored!.spec as { nativeProvider: { password: string } }).nativeProvider.password).to.not.equal(undefined);
       // both forms with different values: which one was meant? a 400 naming the older one
-      const both = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'both' }, spec: { password: 'one-pw-1', nativeProvider: { password: 'two-pw-2' } } });
+      const both = await s.api('POST', '/api/v1/users', {
+        kind: 'User',
+        metadata: { name: 'both' },
+        spec: { password: 'one-pw-1', nativeProvider: { password: 'two-pw-2' } },
+      });
       expect(both.status).to.equal(400);
       expect(both.body.details[0].path).to.equal('spec.password');
     });
@@ -410,7 +526,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect((await s.api('POST', '/api/v1/projects/demo/roles', role('Role', ['Dashboard', 'Project']))).status).to.equal(200);
       expect((await s.api('POST', '/api/v1/globalroles', role('GlobalRole', ['GlobalDatasource', 'User']))).status).to.equal(200);
       expect((await s.api('POST', '/api/v1/globalroles', role('GlobalRole', ['Dashbaord']))).status).to.equal(400);
-      const upper = await s.api('POST', '/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: 'upper' }, spec: { permissions: [{ actions: ['Read'], scopes: ['*'] }] } });
+      const upper = await s.api('POST', '/api/v1/globalroles', {
+        kind: 'GlobalRole',
+        metadata: { name: 'upper' },
+        spec: { permissions: [{ actions: ['Read'], scopes: ['*'] }] },
+      });
       expect(upper.status).to.equal(200);
       expect(upper.body.spec.permissions[0].actions).to.deep.equal(['read']);
       // scopes too, as Perses' GetScope: stored as the kind's own name
@@ -424,13 +544,25 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it("a binding's spec.role cannot change", async () => {
-      const b = (roleName: string) => ({ kind: 'RoleBinding', metadata: { name: 'b' }, spec: { role: roleName, subjects: [{ kind: 'User', name: 'alice' }] } });
+      const b = (roleName: string) => ({
+        kind: 'RoleBinding',
+        metadata: { name: 'b' },
+        spec: { role: roleName, subjects: [{ kind: 'User', name: 'alice' }] },
+      });
       expect((await s.api('POST', '/api/v1/projects/demo/rolebindings', b('viewer'))).status).to.equal(200);
       const r = await s.api('PUT', '/api/v1/projects/demo/rolebindings/b', b('owner'));
       expect(r.status).to.equal(400);
       expect(r.body.details[0].path).to.equal('spec.role');
       // the subjects may change (to a user that exists)
-      expect((await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'bob' }, spec: { nativeProvider: { password: 'bob-password' } } })).status).to.equal(200);
+      expect(
+        (
+          await s.api('POST', '/api/v1/users', {
+            kind: 'User',
+            metadata: { name: 'bob' },
+            spec: { nativeProvider: { password: 'bob-password' } },
+          })
+        ).status,
+      ).to.equal(200);
       const subjects = { ...b('viewer'), spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'bob' }] } };
       expect((await s.api('PUT', '/api/v1/projects/demo/rolebindings/b', subjects)).status).to.equal(200);
     });
@@ -438,7 +570,8 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
 
   describe('lists', () => {
     before(async () => {
-      for (const n of ['b', 'a', 'C', 'a.2', 'a-1', 'z']) await s.api('POST', '/api/v1/projects/other/folders', { kind: 'Folder', metadata: { name: n }, spec: { items: [] } });
+      for (const n of ['b', 'a', 'C', 'a.2', 'a-1', 'z'])
+        await s.api('POST', '/api/v1/projects/other/folders', { kind: 'Folder', metadata: { name: n }, spec: { items: [] } });
       await s.api('POST', '/api/v1/projects/demo/folders', { kind: 'Folder', metadata: { name: 'a' }, spec: { items: [] } });
     });
     const names = (body: { metadata: { project: string; name: string } }[]) => body.map((o) => `${o.metadata.project}/${o.metadata.name}`);
@@ -487,20 +620,26 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       const want = Array.from({ length: 2345 }, (_, i) => `f-${String(i).padStart(4, '0')}`);
       for (let i = 0; i < want.length; i += 500)
         await Promise.all(
-          want
-            .slice(i, i + 500)
-            .map((name) =>
-              s.server.store.create(
-                { kind: 'Folder', metadata: { name, project: 'long', createdAt: at, updatedAt: at, version: 0 }, spec: { items: [{ kind: 'Dashboard', name: `é "${name}"` }] } },
-                { parent: { kind: 'Project', project: '', name: 'long' } },
-              ),
+          want.slice(i, i + 500).map((name) =>
+            s.server.store.create(
+              {
+                kind: 'Folder',
+                metadata: { name, project: 'long', createdAt: at, updatedAt: at, version: 0 },
+                spec: { items: [{ kind: 'Dashboard', name: `é "${name}"` }] },
+              },
+              { parent: { kind: 'Project', project: '', name: 'long' } },
             ),
+          ),
         );
       const full = await fetch(`${s.url}/api/v1/projects/long/folders`);
       const items = JSON.parse(await full.text()) as { metadata: { name: string }; spec: { items: { name: string }[] } }[];
       expect(items.map((o) => o.metadata.name)).to.deep.equal(want);
       expect(items.every((o) => o.spec.items[0].name === `é "${o.metadata.name}"`)).to.equal(true);
-      const meta = JSON.parse(await (await fetch(`${s.url}/api/v1/projects/long/folders?metadata_only=true`)).text()) as { kind: string; metadata: { name: string }; spec: unknown }[];
+      const meta = JSON.parse(await (await fetch(`${s.url}/api/v1/projects/long/folders?metadata_only=true`)).text()) as {
+        kind: string;
+        metadata: { name: string };
+        spec: unknown;
+      }[];
       expect(meta.map((o) => o.metadata.name)).to.deep.equal(want);
       expect(meta.every((o) => o.kind === 'Folder' && JSON.stringify(o.spec) === '{}')).to.equal(true);
       expect((await s.api('GET', '/api/v1/projects/long/folders?name=f-12')).body).to.have.length(100);
@@ -519,14 +658,20 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('a list is an array, never null', async () => {
-      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'nothing-here' }, spec: {} })).status).to.equal(200);
+      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'nothing-here' }, spec: {} })).status).to.equal(
+        200,
+      );
       const r = await s.api('GET', '/api/v1/projects/nothing-here/variables');
       expect(r.status).to.equal(200);
       expect(r.text).to.equal('[]');
     });
 
     it("a list or watch under a project that does not exist is a 400 in Perses' words (percli matches them); ?project= on the cross-project route is a filter ([]); GET of one object there stays a 404", async () => {
-      for (const path of ['/api/v1/projects/no-such-project/variables', '/api/v1/projects/no-such-project/dashboards?metadata_only=true', '/api/v1/projects/no-such-project/variables?watch=true']) {
+      for (const path of [
+        '/api/v1/projects/no-such-project/variables',
+        '/api/v1/projects/no-such-project/dashboards?metadata_only=true',
+        '/api/v1/projects/no-such-project/variables?watch=true',
+      ]) {
         const r = await s.api('GET', path);
         expect(r.status, path).to.equal(400);
         expect(r.body.message, path).to.equal('metadata.project "no-such-project" doesn\'t exist');
@@ -540,7 +685,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
 
   describe('optimistic concurrency', () => {
     it('If-Match: stale PUT and DELETE are 412; a malformed If-Match is 400', async () => {
-      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'v' }, spec: { kind: 'TextVariable', spec: { value: 'a' } } });
+      await s.api('POST', '/api/v1/projects/demo/variables', {
+        kind: 'Variable',
+        metadata: { name: 'v' },
+        spec: { kind: 'TextVariable', spec: { value: 'a' } },
+      });
       const v = (value: string) => ({ kind: 'Variable', metadata: { name: 'v' }, spec: { kind: 'TextVariable', spec: { value } } });
       expect((await s.api('PUT', '/api/v1/projects/demo/variables/v', v('b'), { 'if-match': '"0"' })).status).to.equal(200);
       const stale = await s.api('PUT', '/api/v1/projects/demo/variables/v', v('c'), { 'if-match': '"0"' });
@@ -553,7 +702,11 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('REL-02: 16 clients x 5 read-modify-writes with If-Match: final version = number of successes', async () => {
-      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'counter' }, spec: { kind: 'TextVariable', spec: { value: '0' } } });
+      await s.api('POST', '/api/v1/projects/demo/variables', {
+        kind: 'Variable',
+        metadata: { name: 'counter' },
+        spec: { kind: 'TextVariable', spec: { value: '0' } },
+      });
       let ok = 0;
       await Promise.all(
         Array.from({ length: 16 }, async () => {
@@ -573,10 +726,18 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
 
     it('REL-03: 32 concurrent PUTs without If-Match all succeed with distinct versions', async () => {
       // created with a value none of the PUTs sends: each of them is a change
-      await s.api('POST', '/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: 'initial' } } });
+      await s.api('POST', '/api/v1/projects/demo/variables', {
+        kind: 'Variable',
+        metadata: { name: 'race' },
+        spec: { kind: 'TextVariable', spec: { value: 'initial' } },
+      });
       const results = await Promise.all(
         Array.from({ length: 32 }, (_, i) =>
-          s.api('PUT', '/api/v1/projects/demo/variables/race', { kind: 'Variable', metadata: { name: 'race' }, spec: { kind: 'TextVariable', spec: { value: String(i) } } }),
+          s.api('PUT', '/api/v1/projects/demo/variables/race', {
+            kind: 'Variable',
+            metadata: { name: 'race' },
+            spec: { kind: 'TextVariable', spec: { value: String(i) } },
+          }),
         ),
       );
       expect(results.map((r) => r.status)).to.deep.equal(Array(32).fill(200));
@@ -619,7 +780,9 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
       expect((await s.api('POST', '/api/v1/projects/demo/dashboards', dash('viewed'))).status).to.equal(200);
       const seen = await s.api('POST', '/api/v1/view', { project: 'demo', dashboard: 'viewed', render_time: 0.4, render_errors: 0 });
       expect(seen.status, seen.text).to.equal(204);
-      expect((await s.api('POST', '/api/v1/view', { project: 'demo', dashboard: 'nothing-here', render_time: 0.1, render_errors: 0 })).status).to.equal(404);
+      expect(
+        (await s.api('POST', '/api/v1/view', { project: 'demo', dashboard: 'nothing-here', render_time: 0.1, render_errors: 0 })).status,
+      ).to.equal(404);
       const bad = await s.api('POST', '/api/v1/view', { project: 'demo' });
       expect(bad.status).to.equal(400);
       expect(bad.body.message).to.include('dashboard');
@@ -633,14 +796,19 @@ describe('resources: semantics of docs/api.md §3-§5, §8-§12', () => {
     });
 
     it('validate answers 200 with an empty body, or 400 with details; stores nothing', async () => {
-      const ok = await s.api('POST', '/api/validate/dashboards', { ...dash('only-validated'), metadata: { name: 'only-validated', project: 'demo' } });
+      const ok = await s.api('POST', '/api/validate/dashboards', {
+        ...dash('only-validated'),
+        metadata: { name: 'only-validated', project: 'demo' },
+      });
       expect(ok.status).to.equal(200);
       expect(ok.text).to.equal('');
       expect((await s.api('GET', '/api/v1/projects/demo/dashboards/only-validated')).status).to.equal(404);
       const bad = await s.api('POST', '/api/validate/dashboards', dash('x', { layouts: grid('#/spec/panels/zz') }));
       expect(bad.status).to.equal(400);
       expect(bad.body.details[0].path).to.equal('spec.layouts[0].spec.items[0].content.$ref');
-      expect((await s.api('POST', '/api/validate/globaldatasources', { ...ds('g', false), kind: 'GlobalDatasource' })).status).to.equal(200);
+      expect((await s.api('POST', '/api/validate/globaldatasources', { ...ds('g', false), kind: 'GlobalDatasource' })).status).to.equal(
+        200,
+      );
       expect((await s.api('POST', '/api/validate/nothings', {})).status).to.equal(404);
     });
 

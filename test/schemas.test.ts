@@ -47,14 +47,18 @@ describe('JSON Schemas for clients (GET /api/v1/schemas/...)', () => {
 
   it('accepts what the server accepts: every example manifest, and refuses a broken one', async () => {
     const schemas = new Map<string, ReturnType<Ajv['compile']>>();
-    for (const plural of plurals) schemas.set(plural, new Ajv({ strict: false, allErrors: true }).compile((await s.api('GET', `/api/v1/schemas/${plural}`)).body));
+    for (const plural of plurals)
+      schemas.set(plural, new Ajv({ strict: false, allErrors: true }).compile((await s.api('GET', `/api/v1/schemas/${plural}`)).body));
     const dir = join(process.cwd(), 'examples', 'manifests');
     let checked = 0;
     for (const f of readdirSync(dir)) {
       for (const obj of readResources(join(dir, f))) {
         const plural = plurals.find((p) => p === `${String(obj.kind).toLowerCase()}s`);
         if (!plural) continue;
-        const full = { ...obj, metadata: { createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z', version: 0, ...obj.metadata } };
+        const full = {
+          ...obj,
+          metadata: { createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z', version: 0, ...obj.metadata },
+        };
         const validate = schemas.get(plural)!;
         expect(validate(full), `${f}: ${JSON.stringify(validate.errors)}`).to.equal(true);
         checked++;
@@ -62,7 +66,13 @@ describe('JSON Schemas for clients (GET /api/v1/schemas/...)', () => {
     }
     expect(checked).to.be.greaterThan(5);
     const dashboard = schemas.get('dashboards')!;
-    expect(dashboard({ kind: 'Dashboard', metadata: { name: 'x', project: 'p', createdAt: 'a', updatedAt: 'b', version: 0 }, spec: { duration: 'soon', panels: {}, layouts: [] } })).to.equal(false);
+    expect(
+      dashboard({
+        kind: 'Dashboard',
+        metadata: { name: 'x', project: 'p', createdAt: 'a', updatedAt: 'b', version: 0 },
+        spec: { duration: 'soon', panels: {}, layouts: [] },
+      }),
+    ).to.equal(false);
   });
 
   it('serves plugin spec schemas; unknown kinds and plurals are 404s', async () => {

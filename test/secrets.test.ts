@@ -15,7 +15,11 @@ import { WatchStream } from './helpers/watch.js';
 import { skipWithoutProgram } from './helpers/programs.js';
 
 const CANARY = `CANARY-${randomBytes(6).toString('hex')}`;
-const json = (method: string, body?: unknown) => ({ method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+const json = (method: string, body?: unknown) => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  ...(body ? { body: JSON.stringify(body) } : {}),
+});
 const hexKey = () => randomBytes(32).toString('hex');
 
 async function storedSecrets(dataDir: string): Promise<{ kind: string; name: string; spec: any }[]> {
@@ -23,7 +27,8 @@ async function storedSecrets(dataDir: string): Promise<{ kind: string; name: str
   await store.open();
   try {
     const out = [];
-    for (const kind of ['Secret', 'GlobalSecret']) for (const o of await store.list({ kind })) out.push({ kind, name: o.metadata.name, spec: o.spec as any });
+    for (const kind of ['Secret', 'GlobalSecret'])
+      for (const o of await store.list({ kind })) out.push({ kind, name: o.metadata.name, spec: o.spec as any });
     return out;
   } finally {
     await store.close();
@@ -56,14 +61,23 @@ function rawFiles(dir: string): Buffer[] {
 }
 
 async function seed(url: string): Promise<void> {
-  expect((await fetch(`${url}/api/v1/projects`, json('POST', { kind: 'Project', metadata: { name: 'p' }, spec: {} }))).status).to.equal(200);
+  expect((await fetch(`${url}/api/v1/projects`, json('POST', { kind: 'Project', metadata: { name: 'p' }, spec: {} }))).status).to.equal(
+    200,
+  );
   for (const name of ['s1', 's2']) {
-    const r = await fetch(`${url}/api/v1/projects/p/secrets`, json('POST', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'u', password: CANARY } } }));
+    const r = await fetch(
+      `${url}/api/v1/projects/p/secrets`,
+      json('POST', { kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'u', password: CANARY } } }),
+    );
     expect(r.status).to.equal(200);
   }
   const g = await fetch(
     `${url}/api/v1/globalsecrets`,
-    json('POST', { kind: 'GlobalSecret', metadata: { name: 'g' }, spec: { authorization: { type: 'Bearer', credentials: CANARY }, tlsConfig: { key: CANARY, ca: 'CA-PEM' } } }),
+    json('POST', {
+      kind: 'GlobalSecret',
+      metadata: { name: 'g' },
+      spec: { authorization: { type: 'Bearer', credentials: CANARY }, tlsConfig: { key: CANARY, ca: 'CA-PEM' } },
+    }),
   );
   expect(g.status).to.equal(200);
 }
@@ -89,7 +103,12 @@ describe('secrets at rest (SECRET-*)', function () {
         expect(raw.includes(Buffer.from(CANARY).toString('hex'))).to.equal(false);
       }
       const secrets = await storedSecrets(dir.path);
-      const values = [secrets[0].spec.basicAuth.password, secrets[1].spec.basicAuth.password, secrets[2].spec.authorization.credentials, secrets[2].spec.tlsConfig.key];
+      const values = [
+        secrets[0].spec.basicAuth.password,
+        secrets[1].spec.basicAuth.password,
+        secrets[2].spec.authorization.credentials,
+        secrets[2].spec.tlsConfig.key,
+      ];
       const id = keyIdOf(Buffer.from(key, 'hex'));
       for (const v of values) expect(v).to.match(new RegExp(`^v1:${id}:`));
       expect(new Set(values).size, 'random nonce per value').to.equal(values.length);
@@ -105,7 +124,10 @@ describe('secrets at rest (SECRET-*)', function () {
       expect(statSync(join(dir.path, 'encryption.key')).mode & 0o777).to.equal(0o600);
       await seed(srv.url);
       await stop(srv);
-      const wrong = await runToExit(['--listen', '127.0.0.1:0'], { DASHPLANE_DATABASE_LEVEL_PATH: dir.path, DASHPLANE_ENCRYPTION_KEY: hexKey() });
+      const wrong = await runToExit(['--listen', '127.0.0.1:0'], {
+        DASHPLANE_DATABASE_LEVEL_PATH: dir.path,
+        DASHPLANE_ENCRYPTION_KEY: hexKey(),
+      });
       expect(wrong.code).to.equal(1);
       expect(wrong.output).to.match(/cannot be decrypted with the configured keys/);
       expect(wrong.output).to.not.include(CANARY);
@@ -129,7 +151,11 @@ describe('secrets at rest (SECRET-*)', function () {
       await stop(srv);
       const withoutOld = await runToExit(['--listen', '127.0.0.1:0'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2 });
       expect(withoutOld.code, 'k2 alone cannot read k1 data').to.equal(1);
-      const rotated = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]) });
+      const rotated = await runToExit(['secrets', 'rotate'], {
+        ...env,
+        DASHPLANE_ENCRYPTION_KEY: k2,
+        DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]),
+      });
       expect(rotated.code, rotated.output).to.equal(0);
       expect(rotated.output).to.match(/5 values in 3 of 3 objects re-encrypted/);
       const id2 = keyIdOf(Buffer.from(k2, 'hex'));
@@ -163,13 +189,21 @@ describe('secrets at rest (SECRET-*)', function () {
       const mark1 = `v1:${keyIdOf(Buffer.from(k1, 'hex'))}:`;
       const oldEvents = (await allRecords(dir.path)).filter(([k, v]) => k.startsWith('e\u0000') && v.includes(mark1));
       expect(oldEvents.length).to.be.greaterThan(0);
-      const first = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]) });
+      const first = await runToExit(['secrets', 'rotate'], {
+        ...env,
+        DASHPLANE_ENCRYPTION_KEY: k2,
+        DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]),
+      });
       expect(first.code, first.output).to.equal(0);
       const db = new Level<string, string>(dir.path);
       await db.batch(oldEvents.map(([key, value]) => ({ type: 'put' as const, key, value })));
       await db.close();
       // k1 is gone from the configuration: the objects are all k2, only those event copies are k1
-      const next = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k3, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k2]) });
+      const next = await runToExit(['secrets', 'rotate'], {
+        ...env,
+        DASHPLANE_ENCRYPTION_KEY: k3,
+        DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k2]),
+      });
       expect(next.code, next.output).to.equal(0);
       expect(next.output).to.match(/sealed with keys no longer configured were replaced/);
       expect(await sealedWith(dir.path, k1)).to.deep.equal([]);
@@ -206,7 +240,11 @@ describe('secrets at rest (SECRET-*)', function () {
       let srv = await spawnServer({ dataDir: join(dir.path, 'not-used'), env: { ...env, DASHPLANE_ENCRYPTION_KEY: k1 } });
       await seed(srv.url);
       await stop(srv);
-      const rotated = await runToExit(['secrets', 'rotate'], { ...env, DASHPLANE_ENCRYPTION_KEY: k2, DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]) });
+      const rotated = await runToExit(['secrets', 'rotate'], {
+        ...env,
+        DASHPLANE_ENCRYPTION_KEY: k2,
+        DASHPLANE_SECURITY_PREVIOUS_ENCRYPTION_KEYS: JSON.stringify([k1]),
+      });
       expect(rotated.code, rotated.output).to.equal(0);
       expect(rotated.output).to.match(/5 values in 3 of 3 objects re-encrypted/);
       const store = new PostgresStore({ url: db.url });
@@ -224,7 +262,9 @@ describe('secrets at rest (SECRET-*)', function () {
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       try {
-        const { rows } = await c.query('SELECT revision FROM dashplane_events WHERE object::text LIKE $1', [`%v1:${keyIdOf(Buffer.from(k1, 'hex'))}:%`]);
+        const { rows } = await c.query('SELECT revision FROM dashplane_events WHERE object::text LIKE $1', [
+          `%v1:${keyIdOf(Buffer.from(k1, 'hex'))}:%`,
+        ]);
         expect(rows, 'events still holding values sealed with k1').to.deep.equal([]);
       } finally {
         await c.end();

@@ -39,7 +39,8 @@ const YAML_CT = { 'content-type': 'application/yaml' };
 async function snapshot(s: TestServer): Promise<{ revision: number; objects: Map<string, string> }> {
   const objects = new Map<string, string>();
   for (const kind of KINDS) {
-    for (const o of await s.server.store.list({ kind })) objects.set(`${kind}/${o.metadata.project ?? ''}/${o.metadata.name}`, JSON.stringify(o));
+    for (const o of await s.server.store.list({ kind }))
+      objects.set(`${kind}/${o.metadata.project ?? ''}/${o.metadata.name}`, JSON.stringify(o));
   }
   return { revision: await s.server.store.revision(), objects };
 }
@@ -74,7 +75,13 @@ interface RawResponse {
  * A request with the path sent byte for byte (fetch would normalise `..`, `%2e%2e` and `\`).
  * `body` may be several chunks (sent chunked when no content-length is given).
  */
-function rawHttp(s: { url: string }, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer | Buffer[]): Promise<RawResponse> {
+function rawHttp(
+  s: { url: string },
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer | Buffer[],
+): Promise<RawResponse> {
   const u = new URL(s.url);
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -222,13 +229,21 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       ['top level', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"proto1"},"spec":{},"__proto__":{"isAdmin":true}}'],
       ['in metadata', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"proto1","__proto__":{"isAdmin":true}},"spec":{}}'],
       ['escaped key', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"proto1"},"spec":{},"\\u005f_proto__":{"isAdmin":true}}'],
-      ['nested in spec', '/api/v1/projects/p1/dashboards', '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[],"__proto__":{"isAdmin":true}}}'],
+      [
+        'nested in spec',
+        '/api/v1/projects/p1/dashboards',
+        '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[],"__proto__":{"isAdmin":true}}}',
+      ],
       [
         'deep in spec',
         '/api/v1/projects/p1/dashboards',
         '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{"__proto__":{"kind":"Panel","spec":{"isAdmin":true}}},"layouts":[]}}',
       ],
-      ['in an array item', '/api/v1/projects/p1/dashboards', '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[{"__proto__":{"isAdmin":true}}]}}'],
+      [
+        'in an array item',
+        '/api/v1/projects/p1/dashboards',
+        '{"kind":"Dashboard","metadata":{"name":"proto1","project":"p1"},"spec":{"panels":{},"layouts":[{"__proto__":{"isAdmin":true}}]}}',
+      ],
     ];
     for (const [label, path, text] of jsonBodies) {
       it(`INPUT-01 JSON body, __proto__ ${label}: 400, nothing stored`, async () => {
@@ -241,7 +256,8 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
 
     it('INPUT-01 PUT of an existing dashboard with __proto__ in spec: 400, dashboard unchanged', async () => {
       const before = await ok(s.api('GET', '/api/v1/projects/p1/dashboards/keep'));
-      const text = '{"kind":"Dashboard","metadata":{"name":"keep","project":"p1"},"spec":{"panels":{},"layouts":[],"display":{"__proto__":{"isAdmin":true},"name":"x"}}}';
+      const text =
+        '{"kind":"Dashboard","metadata":{"name":"keep","project":"p1"},"spec":{"panels":{},"layouts":[],"display":{"__proto__":{"isAdmin":true},"name":"x"}}}';
       const r = await unchanged(s, () => s.raw('PUT', '/api/v1/projects/p1/dashboards/keep', text, JSON_CT));
       expect(r.status, r.text).to.equal(400);
       const after = await ok(s.api('GET', '/api/v1/projects/p1/dashboards/keep'));
@@ -249,7 +265,8 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     });
 
     it('INPUT-01 POST /api/validate/dashboards with __proto__: 400', async () => {
-      const text = '{"kind":"Dashboard","metadata":{"name":"v","project":"p1"},"spec":{"panels":{},"layouts":[],"__proto__":{"isAdmin":true}}}';
+      const text =
+        '{"kind":"Dashboard","metadata":{"name":"v","project":"p1"},"spec":{"panels":{},"layouts":[],"__proto__":{"isAdmin":true}}}';
       const r = await unchanged(s, () => s.raw('POST', '/api/validate/dashboards', text, JSON_CT));
       expect(r.status, r.text).to.equal(400);
     });
@@ -257,7 +274,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     const yamlBodies: [string, string, string][] = [
       ['top level', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: proto1\n__proto__:\n  isAdmin: true\n'],
       ['quoted key', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: proto1\n"__proto__": {isAdmin: true}\n'],
-      ['nested in spec', '/api/v1/projects/p1/dashboards', 'kind: Dashboard\nmetadata:\n  name: proto1\n  project: p1\nspec:\n  panels: {}\n  layouts: []\n  __proto__:\n    isAdmin: true\n'],
+      [
+        'nested in spec',
+        '/api/v1/projects/p1/dashboards',
+        'kind: Dashboard\nmetadata:\n  name: proto1\n  project: p1\nspec:\n  panels: {}\n  layouts: []\n  __proto__:\n    isAdmin: true\n',
+      ],
       ['through a merge key', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: proto1\nspec:\n  <<: {__proto__: {isAdmin: true}}\n'],
     ];
     for (const [label, path, text] of yamlBodies) {
@@ -280,15 +301,30 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     });
 
     const bodies: [string, string, string, Record<string, string>][] = [
-      ['JSON top level', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"ctor"},"constructor":{"prototype":{"isAdmin":true}}}', JSON_CT],
-      ['JSON in spec', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"ctor"},"spec":{"constructor":{"prototype":{"isAdmin":true}}}}', JSON_CT],
+      [
+        'JSON top level',
+        '/api/v1/projects',
+        '{"kind":"Project","metadata":{"name":"ctor"},"constructor":{"prototype":{"isAdmin":true}}}',
+        JSON_CT,
+      ],
+      [
+        'JSON in spec',
+        '/api/v1/projects',
+        '{"kind":"Project","metadata":{"name":"ctor"},"spec":{"constructor":{"prototype":{"isAdmin":true}}}}',
+        JSON_CT,
+      ],
       [
         'JSON deep in a dashboard',
         '/api/v1/projects/p2/dashboards',
         '{"kind":"Dashboard","metadata":{"name":"ctor","project":"p2"},"spec":{"panels":{"constructor":{"prototype":{"isAdmin":true}}},"layouts":[]}}',
         JSON_CT,
       ],
-      ['YAML', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: ctor\nspec:\n  constructor:\n    prototype:\n      isAdmin: true\n', YAML_CT],
+      [
+        'YAML',
+        '/api/v1/projects',
+        'kind: Project\nmetadata:\n  name: ctor\nspec:\n  constructor:\n    prototype:\n      isAdmin: true\n',
+        YAML_CT,
+      ],
     ];
     for (const [label, path, text, ct] of bodies) {
       it(`INPUT-02 ${label}: 400, nothing stored, no pollution`, async () => {
@@ -326,13 +362,17 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     it('INPUT-03 a chunked body (no Content-Length) over the limit answers 413 and stores nothing', async () => {
       const chunks = [Buffer.from(padded('chunked', 0))];
       for (let i = 0; i < 20; i++) chunks.push(Buffer.alloc(16 * 1024, 0x20));
-      const r = await unchanged(small, () => rawHttp(small, 'POST', '/api/v1/projects', { ...JSON_CT, 'transfer-encoding': 'chunked' }, chunks));
+      const r = await unchanged(small, () =>
+        rawHttp(small, 'POST', '/api/v1/projects', { ...JSON_CT, 'transfer-encoding': 'chunked' }, chunks),
+      );
       expect(r.status, r.text).to.equal(413);
       expect((await small.api('GET', '/api/v1/projects/chunked')).status).to.equal(404);
     });
 
     it('INPUT-03 control: a small gzip body is inflated and accepted', async () => {
-      const r = await ok(small.raw('POST', '/api/v1/projects', gzipSync(Buffer.from(padded('gzipped', 100))), { ...JSON_CT, 'content-encoding': 'gzip' }));
+      const r = await ok(
+        small.raw('POST', '/api/v1/projects', gzipSync(Buffer.from(padded('gzipped', 100))), { ...JSON_CT, 'content-encoding': 'gzip' }),
+      );
       expect(r.body.metadata.name).to.equal('gzipped');
     });
 
@@ -531,8 +571,12 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       it(`INPUT-07 ${label} (${JSON.stringify(name)}): 400 in body and in URL path, nothing touched`, async () => {
         await unchanged(s, async () => {
           expect((await s.api('POST', '/api/v1/projects', project(name))).status, 'project name in body').to.equal(400);
-          expect((await s.api('POST', '/api/v1/projects/p7/dashboards', dashboard('p7', name))).status, 'dashboard name in body').to.equal(400);
-          expect((await s.api('POST', '/api/v1/projects/p7/dashboards', dashboard(name, 'x'))).status, 'project in body').to.be.oneOf([400]);
+          expect((await s.api('POST', '/api/v1/projects/p7/dashboards', dashboard('p7', name))).status, 'dashboard name in body').to.equal(
+            400,
+          );
+          expect((await s.api('POST', '/api/v1/projects/p7/dashboards', dashboard(name, 'x'))).status, 'project in body').to.be.oneOf([
+            400,
+          ]);
           const enc = encodeURIComponent(name);
           expect((await s.api('GET', `/api/v1/projects/p7/dashboards/${enc}`)).status, 'GET path').to.equal(400);
           expect((await s.api('PUT', `/api/v1/projects/p7/dashboards/${enc}`, dashboard('p7', name))).status, 'PUT path').to.equal(400);
@@ -617,9 +661,19 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       await unchanged(s, async () => {
         const r1 = await s.raw('POST', '/api/v1/projects', '{"kind":"Project","metadata":{"name":"a\\u0000b"},"spec":{}}', JSON_CT);
         expect(r1.status, r1.text).to.equal(400);
-        const r2 = await s.raw('POST', '/api/v1/projects/p9/dashboards', '{"kind":"Dashboard","metadata":{"name":"a\\u0000b","project":"p9"},"spec":{"panels":{},"layouts":[]}}', JSON_CT);
+        const r2 = await s.raw(
+          'POST',
+          '/api/v1/projects/p9/dashboards',
+          '{"kind":"Dashboard","metadata":{"name":"a\\u0000b","project":"p9"},"spec":{"panels":{},"layouts":[]}}',
+          JSON_CT,
+        );
         expect(r2.status, r2.text).to.equal(400);
-        const r3 = await s.raw('POST', '/api/v1/dashboards', '{"kind":"Dashboard","metadata":{"name":"nul","project":"p9\\u0000"},"spec":{"panels":{},"layouts":[]}}', JSON_CT);
+        const r3 = await s.raw(
+          'POST',
+          '/api/v1/dashboards',
+          '{"kind":"Dashboard","metadata":{"name":"nul","project":"p9\\u0000"},"spec":{"panels":{},"layouts":[]}}',
+          JSON_CT,
+        );
         expect(r3.status, r3.text).to.equal(400);
         const r4 = await s.raw('POST', '/api/v1/projects', 'kind: Project\nmetadata:\n  name: "a\\0b"\n', YAML_CT);
         expect(r4.status, r4.text).to.equal(400);
@@ -677,7 +731,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           expectStatus(r, [400, 404], `PUT /api/v1/projects/a/dashboards/${n}`);
         }
         // dot segments that climb out of project a into ab never reach ab's objects
-        for (const path of ['/api/v1/projects/a/dashboards/../../ab/dashboards/d', '/api/v1/projects/a/../ab/dashboards/y', '/api/v1/projects/a/dashboards/..%2F..%2Fab%2Fdashboards%2Fd']) {
+        for (const path of [
+          '/api/v1/projects/a/dashboards/../../ab/dashboards/d',
+          '/api/v1/projects/a/../ab/dashboards/y',
+          '/api/v1/projects/a/dashboards/..%2F..%2Fab%2Fdashboards%2Fd',
+        ]) {
           for (const method of ['GET', 'DELETE']) {
             const r = await rawHttp(s, method, path);
             expectStatus(r, [400, 404], `${method} ${path}`);
@@ -686,7 +744,8 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       });
     });
 
-    const names = (r: ApiResponse) => (r.body as { metadata: { project: string; name: string } }[]).map((o) => `${o.metadata.project}/${o.metadata.name}`);
+    const names = (r: ApiResponse) =>
+      (r.body as { metadata: { project: string; name: string } }[]).map((o) => `${o.metadata.project}/${o.metadata.name}`);
 
     it('INPUT-10 listing project a never returns ab objects (path, query, name prefix, pages)', async () => {
       expect(names(await ok(s.api('GET', '/api/v1/projects/a/dashboards')))).to.deep.equal(['a/d', 'a/x']);
@@ -751,12 +810,16 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     const template = JSON.stringify(eph('num', '1h')).replace('"x":0', '"x":@NUM@');
     it('INPUT-12 control: the number template is accepted with x = 0', async () => {
       expect(template).to.contain('@NUM@');
-      await ok(s.raw('POST', '/api/v1/projects/p12/ephemeraldashboards', template.replace('@NUM@', '0').replace('"num"', '"numok"'), JSON_CT));
+      await ok(
+        s.raw('POST', '/api/v1/projects/p12/ephemeraldashboards', template.replace('@NUM@', '0').replace('"num"', '"numok"'), JSON_CT),
+      );
     });
 
     for (const num of ['1e400', '-1e400', '9007199254740993', '-9007199254740993', '-0']) {
       it(`INPUT-12 number ${num} in a JSON body: 400, nothing stored`, async () => {
-        const r = await unchanged(s, () => s.raw('POST', '/api/v1/projects/p12/ephemeraldashboards', template.replace('@NUM@', num), JSON_CT));
+        const r = await unchanged(s, () =>
+          s.raw('POST', '/api/v1/projects/p12/ephemeraldashboards', template.replace('@NUM@', num), JSON_CT),
+        );
         expect(r.status, r.text).to.equal(400);
         expect((await s.api('GET', '/api/v1/projects/p12/ephemeraldashboards/num')).status).to.equal(404);
       });
@@ -783,7 +846,13 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
   describe('INPUT-13 names "*"', () => {
     before(async () => {
       await ok(s.api('POST', '/api/v1/projects', project('p13')));
-      await ok(s.api('POST', '/api/v1/projects/p13/roles', { kind: 'Role', metadata: { name: 'r1', project: 'p13' }, spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] } }));
+      await ok(
+        s.api('POST', '/api/v1/projects/p13/roles', {
+          kind: 'Role',
+          metadata: { name: 'r1', project: 'p13' },
+          spec: { permissions: [{ actions: ['read'], scopes: ['*'] }] },
+        }),
+      );
     });
     const perms = { permissions: [{ actions: ['*'], scopes: ['*'] }] };
     const ds = { default: false, plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://127.0.0.1:9' } } };
@@ -794,7 +863,10 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           ['/api/v1/projects', project('*')],
           ['/api/v1/projects/p13/datasources', { kind: 'Datasource', metadata: { name: '*', project: 'p13' }, spec: ds }],
           ['/api/v1/projects/p13/roles', { kind: 'Role', metadata: { name: '*', project: 'p13' }, spec: perms }],
-          ['/api/v1/projects/p13/rolebindings', { kind: 'RoleBinding', metadata: { name: '*', project: 'p13' }, spec: { role: 'r1', subjects: [{ kind: 'User', name: 'x' }] } }],
+          [
+            '/api/v1/projects/p13/rolebindings',
+            { kind: 'RoleBinding', metadata: { name: '*', project: 'p13' }, spec: { role: 'r1', subjects: [{ kind: 'User', name: 'x' }] } },
+          ],
           ['/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: '*' }, spec: ds }],
           ['/api/v1/globalroles', { kind: 'GlobalRole', metadata: { name: '*' }, spec: perms }],
           ['/api/v1/users', { kind: 'User', metadata: { name: '*' }, spec: {} }],
@@ -812,7 +884,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
         for (const p of ['*', '%2A']) {
           expect((await s.api('DELETE', `/api/v1/projects/p13/roles/${p}`)).status).to.be.oneOf([400, 404]);
           expect((await s.api('GET', `/api/v1/projects/p13/roles/${p}`)).status).to.be.oneOf([400, 404]);
-          expect((await s.api('PUT', `/api/v1/projects/p13/roles/${p}`, { kind: 'Role', metadata: { project: 'p13' }, spec: perms })).status).to.be.oneOf([400, 404]);
+          expect(
+            (await s.api('PUT', `/api/v1/projects/p13/roles/${p}`, { kind: 'Role', metadata: { project: 'p13' }, spec: perms })).status,
+          ).to.be.oneOf([400, 404]);
           expect((await s.api('DELETE', `/api/v1/projects/${p}`)).status).to.be.oneOf([400, 404]);
           expect((await s.api('GET', `/api/v1/projects/${p}/roles`)).status).to.be.oneOf([400, 404]);
         }
@@ -861,7 +935,15 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           },
         },
       },
-      layouts: [{ kind: 'Grid', spec: { display: { title: '<script>alert(9)</script>' }, items: [{ x: 0, y: 0, width: 12, height: 6, content: { $ref: '#/spec/panels/p1' } }] } }],
+      layouts: [
+        {
+          kind: 'Grid',
+          spec: {
+            display: { title: '<script>alert(9)</script>' },
+            items: [{ x: 0, y: 0, width: 12, height: 6, content: { $ref: '#/spec/panels/p1' } }],
+          },
+        },
+      ],
     };
 
     function expectJsonNosniff(r: ApiResponse, what: string): void {
@@ -922,7 +1004,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
 
     it('INPUT-17 create with version 999 / createdAt 1970: server values win (version 0, recent timestamps)', async () => {
       for (const [path, body, get] of [
-        ['/api/v1/projects/p17/dashboards', { ...dashboard('p17', 'meta'), metadata: { name: 'meta', project: 'p17', ...forged } }, '/api/v1/projects/p17/dashboards/meta'],
+        [
+          '/api/v1/projects/p17/dashboards',
+          { ...dashboard('p17', 'meta'), metadata: { name: 'meta', project: 'p17', ...forged } },
+          '/api/v1/projects/p17/dashboards/meta',
+        ],
         ['/api/v1/projects', { kind: 'Project', metadata: { name: 'p17meta', ...forged }, spec: {} }, '/api/v1/projects/p17meta'],
       ] as const) {
         const c = await ok(s.api('POST', path, body));
@@ -966,7 +1052,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       ['application/json; charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, Buffer.from(json, 'utf16le')],
       ['application/json; charset=iso-8859-1', { 'content-type': 'application/json; charset=iso-8859-1' }, json],
       ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, 'kind=Dashboard&metadata[name]=ct'],
-      ['multipart/form-data', { 'content-type': 'multipart/form-data; boundary=xyz' }, `--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n${json}\r\n--xyz--\r\n`],
+      [
+        'multipart/form-data',
+        { 'content-type': 'multipart/form-data; boundary=xyz' },
+        `--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n${json}\r\n--xyz--\r\n`,
+      ],
       ['text/html', { 'content-type': 'text/html' }, json],
     ];
     for (const [label, headers, body] of types) {
@@ -985,7 +1075,9 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     for (const ct of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/yaml; charset=utf-8']) {
       it(`INPUT-18 control: ${ct} is accepted (UTF-8 is the one allowed charset)`, async () => {
         const name = `utf8-${ct.includes('yaml') ? 'yaml' : ct.includes(' ') ? 'json' : 'json2'}`;
-        const body = ct.includes('yaml') ? `kind: Dashboard\nmetadata:\n  name: ${name}\n  project: p18\nspec:\n  panels: {}\n  layouts: []\n` : JSON.stringify(dashboard('p18', name));
+        const body = ct.includes('yaml')
+          ? `kind: Dashboard\nmetadata:\n  name: ${name}\n  project: p18\nspec:\n  panels: {}\n  layouts: []\n`
+          : JSON.stringify(dashboard('p18', name));
         const r = await ok(s.raw('POST', '/api/v1/projects/p18/dashboards', body, { 'content-type': ct }));
         expect(r.body.metadata.name).to.equal(name);
       });
@@ -997,7 +1089,11 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
           ['POST', '/api/v1/projects/p18/dashboards', { ...dashboard('p18', 'km'), kind: 'Datasource' }],
           ['POST', '/api/v1/projects/p18/dashboards', { ...dashboard('p18', 'km'), kind: 'EphemeralDashboard' }],
           ['POST', '/api/v1/projects', { ...dashboard('p18', 'km'), kind: 'Dashboard' }],
-          ['POST', '/api/v1/projects/p18/secrets', { kind: 'Dashboard', metadata: { name: 'km', project: 'p18' }, spec: { basicAuth: { username: 'u', password: 'p' } } }],
+          [
+            'POST',
+            '/api/v1/projects/p18/secrets',
+            { kind: 'Dashboard', metadata: { name: 'km', project: 'p18' }, spec: { basicAuth: { username: 'u', password: 'p' } } },
+          ],
           ['POST', '/api/v1/projects/p18/dashboards', { ...dashboard('p18', 'km'), kind: 42 }],
           ['PUT', '/api/v1/projects/p18/dashboards/d', { ...dashboard('p18', 'd'), kind: 'Folder' }],
         ];
@@ -1090,7 +1186,12 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
   // -------------------------------------------------------------------------------------------
   describe('SECRET-01/02 secret values never leave the server', () => {
     const CANARY = 'CANARY-8d1f0c2a7e';
-    const canaryForms = [CANARY, Buffer.from(CANARY).toString('base64'), Buffer.from(CANARY).toString('hex'), CANARY.split('').reverse().join('')];
+    const canaryForms = [
+      CANARY,
+      Buffer.from(CANARY).toString('base64'),
+      Buffer.from(CANARY).toString('hex'),
+      CANARY.split('').reverse().join(''),
+    ];
     const expectNoCanary = (text: string, what: string) => {
       for (const c of canaryForms) expect(text, `${what} leaks the canary`).not.to.contain(c);
     };
@@ -1098,8 +1199,14 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     const secretSpecs: Record<string, { spec: Record<string, unknown>; masked: string[] }> = {
       basic: { spec: { basicAuth: { username: 'u', password: CANARY } }, masked: ['basicAuth.password'] },
       bearer: { spec: { authorization: { type: 'Bearer', credentials: CANARY } }, masked: ['authorization.credentials'] },
-      oauth: { spec: { oauth: { clientID: 'client', clientSecret: CANARY, tokenURL: 'http://127.0.0.1:9/token' } }, masked: ['oauth.clientSecret'] },
-      tls: { spec: { tlsConfig: { key: `-----BEGIN PRIVATE KEY-----\n${CANARY}\n-----END PRIVATE KEY-----`, serverName: 'x' } }, masked: ['tlsConfig.key'] },
+      oauth: {
+        spec: { oauth: { clientID: 'client', clientSecret: CANARY, tokenURL: 'http://127.0.0.1:9/token' } },
+        masked: ['oauth.clientSecret'],
+      },
+      tls: {
+        spec: { tlsConfig: { key: `-----BEGIN PRIVATE KEY-----\n${CANARY}\n-----END PRIVATE KEY-----`, serverName: 'x' } },
+        masked: ['tlsConfig.key'],
+      },
     };
     const at = (o: unknown, path: string) => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], o);
 
@@ -1111,7 +1218,13 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
       for (const [name, { spec, masked }] of Object.entries(secretSpecs)) {
         const created = await ok(s.api('POST', '/api/v1/projects/ps/secrets', { kind: 'Secret', metadata: { name, project: 'ps' }, spec }));
         const gcreated = await ok(s.api('POST', '/api/v1/globalsecrets', { kind: 'GlobalSecret', metadata: { name: `g-${name}` }, spec }));
-        const dry = await ok(s.api('POST', '/api/v1/projects/ps/secrets?dryRun=true', { kind: 'Secret', metadata: { name: `dry-${name}`, project: 'ps' }, spec }));
+        const dry = await ok(
+          s.api('POST', '/api/v1/projects/ps/secrets?dryRun=true', {
+            kind: 'Secret',
+            metadata: { name: `dry-${name}`, project: 'ps' },
+            spec,
+          }),
+        );
         for (const [what, r] of [
           ['create', created],
           ['global create', gcreated],
@@ -1153,8 +1266,12 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     });
 
     it('SECRET-01 User: create, get and list show "<secret>" for the password (also the older spec.password form)', async () => {
-      const u1 = await ok(s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'canary-user' }, spec: { nativeProvider: { password: CANARY } } }));
-      const u2 = await ok(s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'canary-user-old' }, spec: { password: CANARY } }));
+      const u1 = await ok(
+        s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'canary-user' }, spec: { nativeProvider: { password: CANARY } } }),
+      );
+      const u2 = await ok(
+        s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'canary-user-old' }, spec: { password: CANARY } }),
+      );
       for (const r of [u1, u2]) {
         expectNoCanary(r.text, 'user create');
         expect(r.body.spec.nativeProvider.password).to.equal('<secret>');
@@ -1216,8 +1333,14 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
 
     const invalidSecrets: [string, Record<string, unknown>][] = [
       ['basicAuth password and passwordFile', { basicAuth: { username: 'u', password: CANARY, passwordFile: `/run/${CANARY}` } }],
-      ['authorization credentials and credentialsFile', { authorization: { type: 'Bearer', credentials: CANARY, credentialsFile: `/run/${CANARY}` } }],
-      ['oauth clientSecret and clientSecretFile', { oauth: { clientID: 'c', clientSecret: CANARY, clientSecretFile: `/run/${CANARY}`, tokenURL: 'http://127.0.0.1:9' } }],
+      [
+        'authorization credentials and credentialsFile',
+        { authorization: { type: 'Bearer', credentials: CANARY, credentialsFile: `/run/${CANARY}` } },
+      ],
+      [
+        'oauth clientSecret and clientSecretFile',
+        { oauth: { clientID: 'c', clientSecret: CANARY, clientSecretFile: `/run/${CANARY}`, tokenURL: 'http://127.0.0.1:9' } },
+      ],
       ['tlsConfig key and keyFile', { tlsConfig: { key: CANARY, keyFile: `/run/${CANARY}` } }],
       ['basicAuth and authorization', { basicAuth: { username: 'u', password: CANARY }, authorization: { credentials: CANARY } }],
       ['basicAuth without username', { basicAuth: { password: CANARY } }],
@@ -1244,11 +1367,23 @@ describe('security checklist: input handling (INPUT-*, SECRET-01/02)', function 
     it('SECRET-02 malformed JSON / YAML secret bodies: 400, error body without the canary', async () => {
       const bodies: [string, Record<string, string>][] = [
         [`{"kind":"Secret","metadata":{"name":"mal","project":"ps"},"spec":{"basicAuth":{"username":"u","password": ${CANARY}}}}`, JSON_CT],
-        [`{"kind":"Secret","metadata":{"name":"mal","project":"ps"},"spec":{"basicAuth":{"username":"u","password":"${CANARY}"}}}}`, JSON_CT],
-        [`{"kind":"Secret","metadata":{"name":"mal","project":"ps"},"spec":{"basicAuth":{"username":"u","password":"${CANARY}\u0001"}}}`, JSON_CT],
-        [`kind: Secret\nmetadata:\n  name: mal\n  project: ps\nspec:\n  basicAuth:\n    username: u\n    password: ${CANARY}: x\n`, YAML_CT],
+        [
+          `{"kind":"Secret","metadata":{"name":"mal","project":"ps"},"spec":{"basicAuth":{"username":"u","password":"${CANARY}"}}}}`,
+          JSON_CT,
+        ],
+        [
+          `{"kind":"Secret","metadata":{"name":"mal","project":"ps"},"spec":{"basicAuth":{"username":"u","password":"${CANARY}\u0001"}}}`,
+          JSON_CT,
+        ],
+        [
+          `kind: Secret\nmetadata:\n  name: mal\n  project: ps\nspec:\n  basicAuth:\n    username: u\n    password: ${CANARY}: x\n`,
+          YAML_CT,
+        ],
         [`kind: Secret\nmetadata:\n  name: mal\n  project: ps\nspec:\n  basicAuth:\n    username: u\n    password: "${CANARY}\n`, YAML_CT],
-        [`kind: Secret\nmetadata:\n  name: mal\n  project: ps\nspec:\n  basicAuth:\n    username: u\n    password: ${CANARY}\n    password: ${CANARY}\n`, YAML_CT],
+        [
+          `kind: Secret\nmetadata:\n  name: mal\n  project: ps\nspec:\n  basicAuth:\n    username: u\n    password: ${CANARY}\n    password: ${CANARY}\n`,
+          YAML_CT,
+        ],
       ];
       // A short password typed without quotes: parser messages that quote the text would show all of it.
       const SHORT = 'Hx7q2w';

@@ -24,7 +24,11 @@ describe('the server process', function () {
         running = first;
         for (const p of ['big', 'bigger']) expect((await fetch(`${first.url}/api/v1/projects`, json(project(p)))).status).to.equal(200);
         for (let i = 0; i < 500; i += 50) {
-          await Promise.all(Array.from({ length: 50 }, (_, j) => fetch(`${first.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200))));
+          await Promise.all(
+            Array.from({ length: 50 }, (_, j) =>
+              fetch(`${first.url}/api/v1/projects/big/folders`, json(folder(`f${i + j}`))).then((r) => expect(r.status).to.equal(200)),
+            ),
+          );
         }
         await fetch(`${first.url}/api/v1/projects/bigger/folders`, json(folder('keep')));
         const deletion = fetch(`${first.url}/api/v1/projects/big`, { method: 'DELETE' }).catch(() => undefined);
@@ -132,14 +136,20 @@ describe('the server process', function () {
     const port = await freePort();
     const cfg = join(dir.path, 'c.yaml');
     writeFileSync(cfg, `database:\n  level:\n    path: ${join(dir.path, 'data')}\nhistory:\n  max_versions: 9\n`);
-    const child = spawn('npm', ['start', '--silent', '--', '--config', cfg, '--listen', `127.0.0.1:${port}`], { cwd: PACKAGE_ROOT, stdio: 'ignore', detached: true });
+    const child = spawn('npm', ['start', '--silent', '--', '--config', cfg, '--listen', `127.0.0.1:${port}`], {
+      cwd: PACKAGE_ROOT,
+      stdio: 'ignore',
+      detached: true,
+    });
     try {
       const config = await waitFor(
         'npm start to answer',
         async () => {
           try {
             const r = await fetch(`http://127.0.0.1:${port}/api/config`);
-            return r.status === 200 ? ((await r.json()) as { history: { max_versions: number }; database: { level: { path: string } } }) : undefined;
+            return r.status === 200
+              ? ((await r.json()) as { history: { max_versions: number }; database: { level: { path: string } } })
+              : undefined;
           } catch {
             return undefined;
           }

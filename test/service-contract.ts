@@ -42,13 +42,28 @@ const storedDashboard = (title: string) => {
   const o = olderDashboard(title);
   return {
     kind: 'Dashboard',
-    metadata: { name: 'd', project: 'p', tags: ['team-a', 'team-b'], version: 41, createdAt: '1999-01-01T00:00:00Z', updatedAt: '1999-01-01T00:00:00Z' },
+    metadata: {
+      name: 'd',
+      project: 'p',
+      tags: ['team-a', 'team-b'],
+      version: 41,
+      createdAt: '1999-01-01T00:00:00Z',
+      updatedAt: '1999-01-01T00:00:00Z',
+    },
     spec: { ...o.spec, duration: '1h', variables: [o.spec.variables] },
   };
 };
 
-const secretOf = (password: string, ca = 'CA-PEM') => ({ kind: 'Secret', metadata: { name: 's', project: 'p' }, spec: { basicAuth: { username: 'u', password }, tlsConfig: { ca } } });
-const userOf = (password: string, firstName = 'Alice') => ({ kind: 'User', metadata: { name: 'alice' }, spec: { firstName, nativeProvider: { password } } });
+const secretOf = (password: string, ca = 'CA-PEM') => ({
+  kind: 'Secret',
+  metadata: { name: 's', project: 'p' },
+  spec: { basicAuth: { username: 'u', password }, tlsConfig: { ca } },
+});
+const userOf = (password: string, firstName = 'Alice') => ({
+  kind: 'User',
+  metadata: { name: 'alice' },
+  spec: { firstName, nativeProvider: { password } },
+});
 
 export function describeServiceContract(driver: string, make: () => Promise<StoreFixture>): void {
   describe(`ResourceService over ${driver}`, () => {
@@ -58,7 +73,12 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
     let box: SecretBox;
     let credentialChanges: CredentialChange[];
     /** Everything a write leaves behind: the stored object, its history, its managers, the store revision. */
-    const trace = async (key: ObjectKey) => ({ object: await store.get(key), versions: await store.listVersions(key), managers: await store.managers(key), revision: await store.revision() });
+    const trace = async (key: ObjectKey) => ({
+      object: await store.get(key),
+      versions: await store.listVersions(key),
+      managers: await store.managers(key),
+      revision: await store.revision(),
+    });
 
     beforeEach(async () => {
       fx = await make();
@@ -89,7 +109,13 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
         ['the stored form sent back', storedDashboard('Title')],
       ] as const) {
         for (const dryRun of [false, true]) {
-          const r = await service.update(ANONYMOUS, d, structuredClone(body), { name: 'd', project: 'p' }, { manager: 'web-ui', dryRun, skipUnchanged: true });
+          const r = await service.update(
+            ANONYMOUS,
+            d,
+            structuredClone(body),
+            { name: 'd', project: 'p' },
+            { manager: 'web-ui', dryRun, skipUnchanged: true },
+          );
           expect(r.unchanged, `${what}, dryRun ${dryRun}`).to.equal(true);
           expect(r.object, `${what}, dryRun ${dryRun}: the stored object as it is`).to.deep.equal(created);
           expect(await trace(key), `${what}, dryRun ${dryRun}`).to.deep.equal(before);
@@ -107,7 +133,10 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
       await service.update(ALICE, d, olderDashboard('Second'), { name: 'd', project: 'p' });
       const e = await rejection(service.update(ALICE, d, olderDashboard('Second'), { name: 'd', project: 'p' }, { ifMatch: 0 }));
       expect(e.reason).to.equal('PreconditionFailed');
-      expect((await service.update(ALICE, d, olderDashboard('Second'), { name: 'd', project: 'p' }, { ifMatch: 1, skipUnchanged: true })).unchanged).to.equal(true);
+      expect(
+        (await service.update(ALICE, d, olderDashboard('Second'), { name: 'd', project: 'p' }, { ifMatch: 1, skipUnchanged: true }))
+          .unchanged,
+      ).to.equal(true);
     });
 
     it('a Secret: the same plain values or "<secret>" change nothing (the ciphertext stays); a new value of one sensitive field is a change', async () => {
@@ -136,7 +165,9 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
       const stored = unseal(d, (await store.get(key))!, box);
       expect(getPath(stored, 'spec.basicAuth.password')).to.equal('pw-2');
       expect(getPath(stored, 'spec.tlsConfig.ca')).to.equal('CA-PEM');
-      expect(getPath(await store.get(key), 'spec.tlsConfig.ca'), 'an unchanged value keeps its ciphertext').to.equal(getPath(before.object, 'spec.tlsConfig.ca'));
+      expect(getPath(await store.get(key), 'spec.tlsConfig.ca'), 'an unchanged value keeps its ciphertext').to.equal(
+        getPath(before.object, 'spec.tlsConfig.ca'),
+      );
     });
 
     it('a User: the same plain password is checked against the stored hash, never hashed again: unchanged, and no session ends; a new one is a change', async () => {
@@ -152,12 +183,16 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
       // another field changes, the password does not: the hash (and the sessions bound to it) stay
       const renamed = await service.update(ALICE, d, userOf('correct horse', 'Alicia'), { name: 'alice' });
       expect(renamed.unchanged).to.equal(false);
-      expect(getPath(await store.get(key), 'spec.nativeProvider.password')).to.equal(getPath(before.object, 'spec.nativeProvider.password'));
+      expect(getPath(await store.get(key), 'spec.nativeProvider.password')).to.equal(
+        getPath(before.object, 'spec.nativeProvider.password'),
+      );
       expect(credentialChanges, 'no credential change').to.deep.equal([]);
       const reset = await service.update(ALICE, d, userOf('battery staple', 'Alicia'), { name: 'alice' });
       expect(reset.unchanged).to.equal(false);
       expect(credentialChanges).to.have.length(1);
-      expect(getPath(await store.get(key), 'spec.nativeProvider.password')).to.not.equal(getPath(before.object, 'spec.nativeProvider.password'));
+      expect(getPath(await store.get(key), 'spec.nativeProvider.password')).to.not.equal(
+        getPath(before.object, 'spec.nativeProvider.password'),
+      );
     });
 
     it('a kind with a ttl is written even when nothing else changes: the same body renews its lease', async () => {
@@ -179,7 +214,9 @@ export function describeServiceContract(driver: string, make: () => Promise<Stor
         expect(r.unchanged).to.equal(false);
         expect(r.object.metadata.version).to.equal(version);
       }
-      expect(getPath(await store.get(key), 'spec.basicAuth.password'), 'the same value keeps its stored form').to.equal(getPath(before, 'spec.basicAuth.password'));
+      expect(getPath(await store.get(key), 'spec.basicAuth.password'), 'the same value keeps its stored form').to.equal(
+        getPath(before, 'spec.basicAuth.password'),
+      );
     });
 
     it('every write records its writer: the managers record and the history entry name the user and the manager (default "api")', async () => {

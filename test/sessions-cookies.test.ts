@@ -197,7 +197,10 @@ describe('sessions and cookies (SESS-01..07)', function () {
 
       // The Perses UI signs out by navigating to the URL: the browser is sent home, as Perses does.
       const nav = browserCookies(await loginResponse(s, 'uma', 'uma-password'));
-      const page = await fetch(`${s.url}/api/auth/logout`, { headers: { ...nav, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+      const page = await fetch(`${s.url}/api/auth/logout`, {
+        headers: { ...nav, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+        redirect: 'manual',
+      });
       expect(page.status).to.equal(302);
       expect(page.headers.get('location')).to.equal('/');
       expect(
@@ -240,12 +243,16 @@ describe('sessions and cookies (SESS-01..07)', function () {
       const post = (token: string) =>
         new Promise<{ status: number; text: string; body: Tokens }>((resolve, reject) => {
           const payload = JSON.stringify({ refresh_token: token });
-          const req = http.request(`${s.url}${REFRESH}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: res.statusCode === 200 ? JSON.parse(text) : {} }));
-          });
+          const req = http.request(
+            `${s.url}${REFRESH}`,
+            { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (c: string) => (text += c));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: res.statusCode === 200 ? JSON.parse(text) : {} }));
+            },
+          );
           req.on('error', reject);
           req.end(payload);
         });
@@ -292,11 +299,19 @@ describe('sessions and cookies (SESS-01..07)', function () {
     /** A fresh user `name` with password `${name}-old` and two sessions: "this browser" and "another device". */
     async function twoSessions(name: string): Promise<{ mine: Tokens; other: Tokens }> {
       await signUp(s, name, `${name}-old`);
-      return { mine: (await loginResponse(s, name, `${name}-old`)).body as Tokens, other: (await loginResponse(s, name, `${name}-old`)).body as Tokens };
+      return {
+        mine: (await loginResponse(s, name, `${name}-old`)).body as Tokens,
+        other: (await loginResponse(s, name, `${name}-old`)).body as Tokens,
+      };
     }
     /** PUT of the user with `spec` as `by`; asserts 200. */
     async function putUser(name: string, spec: unknown, by: Tokens, tags?: string[]): Promise<void> {
-      const r = await s.api('PUT', `/api/v1/users/${name}`, { kind: 'User', metadata: { name, ...(tags ? { tags } : {}) }, spec }, bearer(by));
+      const r = await s.api(
+        'PUT',
+        `/api/v1/users/${name}`,
+        { kind: 'User', metadata: { name, ...(tags ? { tags } : {}) }, spec },
+        bearer(by),
+      );
       expect(r.status, r.text).to.equal(200);
     }
     /** Whether the access token and the refresh token of `t` still work (the refresh rotates: its new pair is returned). */
@@ -329,7 +344,8 @@ describe('sessions and cookies (SESS-01..07)', function () {
       for (const [what, t] of Object.entries(reset)) expect(await statuses(t), `${what} after the reset`).to.deep.equal([401, 401]);
       const removed = await twoSessions('ugo');
       await putUser('ugo', { nativeProvider: { password: null } }, admin);
-      for (const [what, t] of Object.entries(removed)) expect(await statuses(t), `${what} after the password was removed`).to.deep.equal([401, 401]);
+      for (const [what, t] of Object.entries(removed))
+        expect(await statuses(t), `${what} after the password was removed`).to.deep.equal([401, 401]);
       expect((await whoami(s, admin)).status, "the administrator's own session").to.equal(200);
     });
 
@@ -345,7 +361,9 @@ describe('sessions and cookies (SESS-01..07)', function () {
       for (const spec of [{}, { nativeProvider: { password: '' } }, { nativeProvider: {} }]) {
         const r = await s.api('POST', '/api/v1/users', { kind: 'User', metadata: { name: 'nopw' }, spec });
         expect(r.status, JSON.stringify(spec)).to.equal(400);
-        expect(r.body.details, JSON.stringify(spec)).to.deep.equal([{ path: 'spec.nativeProvider.password', message: 'is required (it cannot be empty)' }]);
+        expect(r.body.details, JSON.stringify(spec)).to.deep.equal([
+          { path: 'spec.nativeProvider.password', message: 'is required (it cannot be empty)' },
+        ]);
       }
       expect((await s.api('GET', '/api/v1/users/nopw', undefined, bearer(admin))).status, 'nothing stored').to.equal(404);
     });
@@ -368,7 +386,12 @@ describe('sessions and cookies (SESS-01..07)', function () {
         const name = `wes${round}`;
         const { mine, other } = await twoSessions(name);
         const [put, refreshed, loggedIn] = await Promise.all([
-          s.api('PUT', `/api/v1/users/${name}`, { kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-new` } } }, bearer(mine)),
+          s.api(
+            'PUT',
+            `/api/v1/users/${name}`,
+            { kind: 'User', metadata: { name }, spec: { nativeProvider: { password: `${name}-new` } } },
+            bearer(mine),
+          ),
           refresh(s, other.refresh_token),
           s.api('POST', LOGIN, { login: name, password: `${name}-old` }),
         ]);
@@ -393,7 +416,9 @@ describe('sessions and cookies (SESS-01..07)', function () {
       admin = r.body as Tokens;
       cookies = { cookie: cookieHeader([...setCookies(r.headers)].filter(([n]) => n !== 'jwtRefreshToken').map(([, l]) => l)) };
       origin = s.url;
-      expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, bearer(admin))).status).to.equal(200);
+      expect(
+        (await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} }, bearer(admin))).status,
+      ).to.equal(200);
       expect((await s.api('POST', '/api/v1/projects/p/dashboards', dashboard('d'), bearer(admin))).status).to.equal(200);
     });
     after(() => s.stop());
@@ -459,7 +484,11 @@ describe('sessions and cookies (SESS-01..07)', function () {
           expect(put.status, `PUT ${what}: ${put.text}`).to.equal(403);
           const del = await s.api('DELETE', path, undefined, { ...cookies, ...hostile });
           expect(del.status, `DELETE ${what}: ${del.text}`).to.equal(403);
-          const post = await s.raw('POST', '/api/v1/projects', JSON.stringify({ kind: 'Project', metadata: { name: 'evil' }, spec: {} }), { ...cookies, ...json, ...hostile });
+          const post = await s.raw('POST', '/api/v1/projects', JSON.stringify({ kind: 'Project', metadata: { name: 'evil' }, spec: {} }), {
+            ...cookies,
+            ...json,
+            ...hostile,
+          });
           expect(post.status, `POST ${what}: ${post.text}`).to.equal(403);
         }
       });
@@ -484,7 +513,11 @@ describe('sessions and cookies (SESS-01..07)', function () {
       };
       for (const path of ['/api/v1/projects/p/dashboards/d', '/api/v1/projects', LOGIN, REFRESH, '/api/v1/user/whoami']) {
         for (const method of ['PUT', 'POST', 'DELETE', 'GET']) {
-          const pre = await s.raw('OPTIONS', path, undefined, { origin: EVIL, 'access-control-request-method': method, 'access-control-request-headers': 'content-type' });
+          const pre = await s.raw('OPTIONS', path, undefined, {
+            origin: EVIL,
+            'access-control-request-method': method,
+            'access-control-request-headers': 'content-type',
+          });
           expect(pre.status, `OPTIONS ${path} (${method})`).to.be.below(500);
           expect(permits(pre), `preflight ${path} ${method}: ${JSON.stringify([...pre.headers])}`).to.equal(false);
           expect(pre.headers.get('access-control-allow-origin'), `preflight ${path} ${method}`).to.not.equal(EVIL);

@@ -35,10 +35,12 @@ describe('sign-up limits (VOLUME-02)', function () {
 
   it('VOLUME-02 (sign-up): a flood of sign-ups from one address gets 429 with Retry-After past the limit, while logins and sign-ups from another client stay fast; an administrator is not limited', async () => {
     expect(AUTH_ENV.DASHPLANE_SECURITY_ENABLE_AUTH).to.equal('true');
-    const signUpFrom = (name: string, localAddress?: string) => request(s.url, '/api/v1/users', { method: 'POST', json: user(name), agent, ...(localAddress ? { localAddress } : {}) });
+    const signUpFrom = (name: string, localAddress?: string) =>
+      request(s.url, '/api/v1/users', { method: 'POST', json: user(name), agent, ...(localAddress ? { localAddress } : {}) });
     const carl = await signUpFrom('carl', OTHER_CLIENT);
     expect(carl.status, carl.text).to.equal(200);
-    const loginCarl = () => request(s.url, LOGIN, { method: 'POST', json: { login: 'carl', password: 'carl-password' }, localAddress: OTHER_CLIENT });
+    const loginCarl = () =>
+      request(s.url, LOGIN, { method: 'POST', json: { login: 'carl', password: 'carl-password' }, localAddress: OTHER_CLIENT });
     const quiet: number[] = [];
     for (let i = 0; i < 5; i++) quiet.push((await loginCarl()).ms);
 
@@ -74,7 +76,10 @@ describe('sign-up limits (VOLUME-02)', function () {
       // it catches is logins queued behind sign-up hashes, several times slower; the hashes themselves are
       // counted exactly below (5 accounts).
       const c = quantile(control, 0.5);
-      expect(d, `median login ${d.toFixed(0)} ms during the flood, ${q.toFixed(0)} ms before, a health check ${c.toFixed(0)} ms during`).to.be.lessThan(4 * q + 200 + 4 * c);
+      expect(
+        d,
+        `median login ${d.toFixed(0)} ms during the flood, ${q.toFixed(0)} ms before, a health check ${c.toFixed(0)} ms during`,
+      ).to.be.lessThan(4 * q + 200 + 4 * c);
     } finally {
       stop = true;
       await Promise.all(flood);
@@ -87,7 +92,9 @@ describe('sign-up limits (VOLUME-02)', function () {
     expect(refused.length).to.be.greaterThan(0);
     for (const r of refused) {
       expect(r.status, r.text).to.equal(429);
-      expect(r.body.message).to.match(/^too many sign-ups from your address \(5 in 600 s, security\.authentication\.sign_up_rate_limit\); retry in \d+ s, or ask an administrator to create the user$/);
+      expect(r.body.message).to.match(
+        /^too many sign-ups from your address \(5 in 600 s, security\.authentication\.sign_up_rate_limit\); retry in \d+ s, or ask an administrator to create the user$/,
+      );
       expect(Number(r.headers['retry-after'])).to.be.within(1, 600);
     }
     const stored = await s.server.store.list({ kind: 'User', project: '' });

@@ -29,10 +29,40 @@ const PASSWORD = 'dp-options-password';
 function makeCertificates(dir: string): { ca: string } {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ssl('req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=dashplane test mariadb ca', '-addext', 'basicConstraints=critical,CA:TRUE');
+  ssl(
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=dashplane test mariadb ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+  );
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
   ssl('req', ...ecKey, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  );
   chmodSync(dir, 0o755);
   for (const f of ['ca.crt', 'server.crt', 'server.key']) chmodSync(join(dir, f), 0o644);
   return { ca: readFileSync(join(dir, 'ca.crt'), 'utf8') };
@@ -58,13 +88,23 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
     await ok(s.api('POST', '/api/v1/projects/opt/datasources', sqlDatasource(name, dsSpec), h));
     return s.api('POST', `/proxy/projects/opt/datasources/${name}`, { query: sql }, h);
   };
-  const secret = (name: string, tlsConfig?: Record<string, unknown>) => ok(s.api('POST', '/api/v1/projects/opt/secrets', basicSecret(name, PASSWORD, tlsConfig ? { extra: { tlsConfig } } : {}), h));
-  const sleeping = (seconds: number) => db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(${seconds})%'`).then((r) => Number(r[0].n));
+  const secret = (name: string, tlsConfig?: Record<string, unknown>) =>
+    ok(s.api('POST', '/api/v1/projects/opt/secrets', basicSecret(name, PASSWORD, tlsConfig ? { extra: { tlsConfig } } : {}), h));
+  const sleeping = (seconds: number) =>
+    db
+      .query<{ n: number }>(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT SLEEP(${seconds})%'`)
+      .then((r) => Number(r[0].n));
 
   before(async function () {
     skipWithoutProgram(this, 'mariadb');
     ({ ca } = makeCertificates(certs.path));
-    db = await startMariaDb({ args: [`--ssl-ca=${join(certs.path, 'ca.crt')}`, `--ssl-cert=${join(certs.path, 'server.crt')}`, `--ssl-key=${join(certs.path, 'server.key')}`] });
+    db = await startMariaDb({
+      args: [
+        `--ssl-ca=${join(certs.path, 'ca.crt')}`,
+        `--ssl-cert=${join(certs.path, 'server.crt')}`,
+        `--ssl-key=${join(certs.path, 'server.key')}`,
+      ],
+    });
     await db.query('CREATE DATABASE dpdb');
     await db.query(`CREATE USER 'dpreader'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}'`);
     await db.query(`GRANT SELECT ON dpdb.* TO 'dpreader'@'127.0.0.1'`);
@@ -141,8 +181,11 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
   });
 
   it("params: session variables apply, dashplane's own settings hold, Go driver options are honoured or ignored, unsafe ones refused at save; an unknown variable is 400 naming params", async () => {
-    const settings = 'SELECT @@SESSION.sql_mode AS mode, @@SESSION.tx_read_only AS ro, @@SESSION.time_zone AS tz, @@SESSION.max_statement_time AS limit_s';
-    const r = await ok(tryQuery('params', spec({}, { tls: 'false', sql_mode: "'ANSI_QUOTES'", parseTime: 'true', loc: 'Local' }), settings));
+    const settings =
+      'SELECT @@SESSION.sql_mode AS mode, @@SESSION.tx_read_only AS ro, @@SESSION.time_zone AS tz, @@SESSION.max_statement_time AS limit_s';
+    const r = await ok(
+      tryQuery('params', spec({}, { tls: 'false', sql_mode: "'ANSI_QUOTES'", parseTime: 'true', loc: 'Local' }), settings),
+    );
     expect(r.body.rows).to.deep.equal([{ mode: 'ANSI_QUOTES', ro: 1, tz: '+00:00', limit_s: 30 }]);
     const refused: [string, string][] = [
       ['multiStatements', 'true'],
@@ -164,7 +207,11 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
     const unknown = await tryQuery('unknownvar', spec({}, { tls: 'false', no_such_variable: '1' }), 'SELECT 1');
     expect(unknown.status, unknown.text).to.equal(400);
     expect(unknown.body.message).to.include('mariadb.params').and.include('no_such_variable');
-    const packet = await tryQuery('packet', spec({ mariadb: { params: { tls: 'false' }, maxAllowedPacket: 16 } }), 'SELECT 1 AS a_rather_long_name');
+    const packet = await tryQuery(
+      'packet',
+      spec({ mariadb: { params: { tls: 'false' }, maxAllowedPacket: 16 } }),
+      'SELECT 1 AS a_rather_long_name',
+    );
     expect(packet.status, packet.text).to.equal(400);
     expect(packet.body.message).to.include('mariadb.maxAllowedPacket (16 bytes)');
   });
@@ -193,6 +240,8 @@ describe('SQL proxy (MySQL and MariaDB): TLS, params, KILL QUERY, LOCAL INFILE',
     expect(await request).to.be.instanceOf(Error);
     // (within 2 s: without KILL QUERY, MariaDB's SLEEP notices the closed connection only at its next 5 s check)
     await waitFor('SLEEP(25) stopped', async () => (await sleeping(25)) === 0, 2_000);
-    expect((await ok(s.api('POST', '/proxy/projects/opt/datasources/cancel', { query: 'SELECT 5 AS five' }, h))).body.rows).to.deep.equal([{ five: 5 }]);
+    expect((await ok(s.api('POST', '/proxy/projects/opt/datasources/cancel', { query: 'SELECT 5 AS five' }, h))).body.rows).to.deep.equal([
+      { five: 5 },
+    ]);
   });
 });

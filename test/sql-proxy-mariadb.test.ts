@@ -50,7 +50,14 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     await db.query(`INSERT INTO dpdb.readings SELECT seq, CONCAT('n', seq), seq * 1.5, TIMESTAMP('2024-01-01') + INTERVAL seq MINUTE, TIMESTAMP('2024-01-01') + INTERVAL seq MINUTE,
       9007199254740993, seq % 2 = 0, JSON_OBJECT('g', seq), seq / 4, UNHEX('DEADBEEF'), DATE('2024-01-01') + INTERVAL seq DAY, 18446744073709551615 FROM dpdb.seq_1_to_100`);
     await db.query('CREATE SEQUENCE dpdb.counter');
-    target = (driver, extra = {}, params = {}) => ({ driver, host: `127.0.0.1:${db.port}`, database: 'dpdb', secret: 'login', [driver]: { params: { tls: 'false', ...params } }, ...extra });
+    target = (driver, extra = {}, params = {}) => ({
+      driver,
+      host: `127.0.0.1:${db.port}`,
+      database: 'dpdb',
+      secret: 'login',
+      [driver]: { params: { tls: 'false', ...params } },
+      ...extra,
+    });
     s = await startAuthServer({ ...LOOPBACK_UPSTREAMS, ...LIMITS });
     const t = await loginAdmin(s);
     asAdmin = () => bearer(t);
@@ -68,7 +75,12 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     // the session's time zone is UTC whatever the server's: TIMESTAMP values are answered as instants
     await db.query("SET GLOBAL time_zone = '+05:30'");
     for (const name of ['maria', 'my']) {
-      const r = await ok(query(path(name), 'SELECT id, name, value, at, ts, big, ok, doc, amount, bin, day, big_u, NULL AS nothing FROM readings ORDER BY id LIMIT 2'));
+      const r = await ok(
+        query(
+          path(name),
+          'SELECT id, name, value, at, ts, big, ok, doc, amount, bin, day, big_u, NULL AS nothing FROM readings ORDER BY id LIMIT 2',
+        ),
+      );
       expect(r.headers.get('content-type')).to.match(/^application\/json/);
       expect(r.body, name).to.deep.equal({
         columns: [
@@ -125,9 +137,15 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
 
   it("Perses' routes work as for PostgreSQL: the unsaved route (Perses' test connection) and a dashboard-local datasource, the driver implied by its block", async () => {
     const local = sqlDatasource('x', { ...target('mariadb'), driver: undefined }).spec;
-    const dash = { kind: 'Dashboard', metadata: { name: 'withsql' }, spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { db: local } } };
+    const dash = {
+      kind: 'Dashboard',
+      metadata: { name: 'withsql' },
+      spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { db: local } },
+    };
     await ok(s.api('POST', '/api/v1/projects/sqlm/dashboards', dash, asAdmin()));
-    expect((await ok(query('/proxy/projects/sqlm/dashboards/withsql/datasources/db', 'SELECT DATABASE() AS db'))).body.rows).to.deep.equal([{ db: 'dpdb' }]);
+    expect((await ok(query('/proxy/projects/sqlm/dashboards/withsql/datasources/db', 'SELECT DATABASE() AS db'))).body.rows).to.deep.equal([
+      { db: 'dpdb' },
+    ]);
     const unsaved = await ok(
       s.api(
         'POST',
@@ -227,7 +245,12 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     await signUp(s, 'outsider');
     await signUp(s, 'reader');
     await ok(
-      s.api('POST', '/api/v1/projects/sqlm/rolebindings', { kind: 'RoleBinding', metadata: { name: 'reader' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'reader' }] } }, asAdmin()),
+      s.api(
+        'POST',
+        '/api/v1/projects/sqlm/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: 'reader' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'reader' }] } },
+        asAdmin(),
+      ),
     );
     const outsider = bearer(await login(s, 'outsider'));
     const reader = bearer(await login(s, 'reader'));
@@ -242,7 +265,14 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
 
   it('SQL-05 on MySQL and MariaDB: a datasource without a Secret cannot log in with anything of the server (400)', async () => {
     for (const driver of DRIVERS) {
-      await ok(s.api('POST', '/api/v1/projects/sqlm/datasources', sqlDatasource(`nologin-${driver}`, target(driver, { secret: undefined })), asAdmin()));
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/sqlm/datasources',
+          sqlDatasource(`nologin-${driver}`, target(driver, { secret: undefined })),
+          asAdmin(),
+        ),
+      );
       const q = await query(path(`nologin-${driver}`), 'SELECT 1');
       expect(q.status, q.text).to.equal(400);
       expect(q.body.message).to.include('names no Secret');
@@ -253,14 +283,23 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     const canary = `CANARY-${randomBytes(8).toString('hex')}`;
     await ok(s.api('POST', '/api/v1/projects/sqlm/secrets', basicSecret('wrong', canary), asAdmin()));
     for (const driver of DRIVERS) {
-      await ok(s.api('POST', '/api/v1/projects/sqlm/datasources', sqlDatasource(`wrongpw-${driver}`, target(driver, { secret: 'wrong' })), asAdmin()));
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/sqlm/datasources',
+          sqlDatasource(`wrongpw-${driver}`, target(driver, { secret: 'wrong' })),
+          asAdmin(),
+        ),
+      );
       const r = await query(path(`wrongpw-${driver}`), 'SELECT 1');
       expect(r.status, r.text).to.equal(502);
       expect(r.body.message).to.include('Access denied').and.include('Secret "wrong"').and.include('basicAuth');
       expect(r.text).to.not.include(canary);
     }
     // an unknown database is named too
-    await ok(s.api('POST', '/api/v1/projects/sqlm/datasources', sqlDatasource('nodb', target('mariadb', { database: 'nosuch' })), asAdmin()));
+    await ok(
+      s.api('POST', '/api/v1/projects/sqlm/datasources', sqlDatasource('nodb', target('mariadb', { database: 'nosuch' })), asAdmin()),
+    );
     const r = await query(path('nodb'), 'SELECT 1');
     expect(r.status, r.text).to.equal(502);
     expect(r.body.message).to.include('proxy.spec.database');
@@ -278,7 +317,9 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
     };
     const closed = () => waitFor('the pool closed', async () => (await connections()) === 0);
     await open();
-    await ok(s.api('PUT', '/api/v1/projects/sqlm/datasources/pooled', spec({ mariadb: { params: { tls: 'false' }, timeout: '5s' } }), asAdmin()));
+    await ok(
+      s.api('PUT', '/api/v1/projects/sqlm/datasources/pooled', spec({ mariadb: { params: { tls: 'false' }, timeout: '5s' } }), asAdmin()),
+    );
     await closed();
     await open();
     await ok(s.api('PUT', '/api/v1/projects/sqlm/secrets/login', basicSecret('login', PASSWORD), asAdmin()));
@@ -302,11 +343,19 @@ describe('SQL proxy (MySQL and MariaDB, against MariaDB)', function () {
         ['169.254.169.254:3306', /proxy\.denied_networks/],
         ['10.1.2.3:3306', /proxy\.denied_networks/],
       ];
-      const connectionsSoFar = () => count("SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'CONNECTIONS'");
+      const connectionsSoFar = () =>
+        count("SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'CONNECTIONS'");
       const before = await connectionsSoFar();
       for (const driver of DRIVERS) {
         for (const [i, [host, message]] of hosts.entries()) {
-          await ok(guarded.api('POST', '/api/v1/projects/d/datasources', sqlDatasource(`${driver}${i}`, { driver, host, database: 'dpdb', secret: 'l', [driver]: { params: { tls: 'false' } } }), h));
+          await ok(
+            guarded.api(
+              'POST',
+              '/api/v1/projects/d/datasources',
+              sqlDatasource(`${driver}${i}`, { driver, host, database: 'dpdb', secret: 'l', [driver]: { params: { tls: 'false' } } }),
+              h,
+            ),
+          );
           const r = await guarded.api('POST', `/proxy/projects/d/datasources/${driver}${i}`, { query: 'SELECT 1' }, h);
           expect(r.status, `${driver} ${host}: ${r.text}`).to.equal(403);
           expect(r.body.message, host).to.match(message).and.include('proxy.spec.host');

@@ -27,7 +27,8 @@ const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const LIMITS = { DASHPLANE_PROXY_SQL_MAX_ROWS: '50', DASHPLANE_PROXY_SQL_MAX_BYTES: '262144', DASHPLANE_PROXY_SQL_STATEMENT_TIMEOUT: '1s' };
 
 /** A PostgresDatasource (the plugin name Perses' API tests give it) body. */
-const pgDatasource = (name: string, spec: Record<string, unknown>, kind = 'Datasource', plugin = 'PostgresDatasource') => sqlDatasource(name, spec, kind, plugin);
+const pgDatasource = (name: string, spec: Record<string, unknown>, kind = 'Datasource', plugin = 'PostgresDatasource') =>
+  sqlDatasource(name, spec, kind, plugin);
 
 describe('SQL proxy (PostgreSQL)', function () {
   needsPrograms('postgresql');
@@ -43,7 +44,8 @@ describe('SQL proxy (PostgreSQL)', function () {
   const PG = '/proxy/projects/sqlp/datasources/pg';
   const count = async (sql: string) => Number((await admin.query(sql)).rows[0].n);
   /** Connections the proxy holds to the database `name` now. */
-  const proxyConnections = (name: string) => count(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'dashplane-sql-proxy' AND datname = '${name}'`);
+  const proxyConnections = (name: string) =>
+    count(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'dashplane-sql-proxy' AND datname = '${name}'`);
 
   before(async () => {
     cluster = await startPostgres();
@@ -59,7 +61,9 @@ describe('SQL proxy (PostgreSQL)', function () {
     asAdmin = () => bearer(t);
     await ok(s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'sqlp' }, spec: {} }, asAdmin()));
     await ok(s.api('POST', '/api/v1/projects/sqlp/secrets', basicSecret('login', PASSWORD), asAdmin()));
-    await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('pg', target({ postgres: { sslMode: 'prefer' } })), asAdmin()));
+    await ok(
+      s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('pg', target({ postgres: { sslMode: 'prefer' } })), asAdmin()),
+    );
   });
   after(async () => {
     await s?.stop();
@@ -92,16 +96,39 @@ describe('SQL proxy (PostgreSQL)', function () {
 
   it("Perses' three routes (global, project, dashboard-local datasource), SQLDatasource as PostgresDatasource, and the unsaved route", async () => {
     await ok(s.api('POST', '/api/v1/globalsecrets', basicSecret('glogin', PASSWORD, { kind: 'GlobalSecret' }), asAdmin()));
-    await ok(s.api('POST', '/api/v1/globaldatasources', pgDatasource('gpg', target({ secret: 'glogin' }), 'GlobalDatasource', 'SQLDatasource'), asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/globaldatasources',
+        pgDatasource('gpg', target({ secret: 'glogin' }), 'GlobalDatasource', 'SQLDatasource'),
+        asAdmin(),
+      ),
+    );
     const local = pgDatasource('x', target()).spec;
-    const dash = { kind: 'Dashboard', metadata: { name: 'withsql' }, spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { mySQLDTS: local } } };
+    const dash = {
+      kind: 'Dashboard',
+      metadata: { name: 'withsql' },
+      spec: { display: { name: 'withsql' }, duration: '1h', panels: {}, layouts: [], datasources: { mySQLDTS: local } },
+    };
     await ok(s.api('POST', '/api/v1/projects/sqlp/dashboards', dash, asAdmin()));
     const sql = 'SELECT datname FROM pg_database WHERE datname = current_database()';
-    for (const path of ['/proxy/globaldatasources/gpg', PG, '/proxy/projects/sqlp/dashboards/withsql/datasources/mySQLDTS', `${PG}/any/suffix`]) {
+    for (const path of [
+      '/proxy/globaldatasources/gpg',
+      PG,
+      '/proxy/projects/sqlp/dashboards/withsql/datasources/mySQLDTS',
+      `${PG}/any/suffix`,
+    ]) {
       const r = await ok(query(path, sql));
       expect(r.body.rows, path).to.deep.equal([{ datname: db.database }]);
     }
-    const unsaved = await ok(s.api('POST', '/proxy/unsaved/projects/sqlp/datasources', { method: 'POST', spec: local, body: JSON.stringify({ query: 'SELECT 41 + 1 AS answer' }) }, asAdmin()));
+    const unsaved = await ok(
+      s.api(
+        'POST',
+        '/proxy/unsaved/projects/sqlp/datasources',
+        { method: 'POST', spec: local, body: JSON.stringify({ query: 'SELECT 41 + 1 AS answer' }) },
+        asAdmin(),
+      ),
+    );
     expect(unsaved.body.rows).to.deep.equal([{ answer: 42 }]);
   });
 
@@ -110,7 +137,8 @@ describe('SQL proxy (PostgreSQL)', function () {
     const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('bad', bad), asAdmin());
     expect(r.status, r.text).to.equal(400);
     const paths = (r.body.details as { path: string }[]).map((d) => d.path);
-    for (const field of ['host', 'database', 'password', 'postgres.sslMode']) expect(paths).to.include(`spec.plugin.spec.proxy.spec.${field}`);
+    for (const field of ['host', 'database', 'password', 'postgres.sslMode'])
+      expect(paths).to.include(`spec.plugin.spec.proxy.spec.${field}`);
     expect(r.text).to.include('not a URL');
     // one proxy block per datasource, whatever its kind
     const both = pgDatasource('both', target());
@@ -121,12 +149,23 @@ describe('SQL proxy (PostgreSQL)', function () {
     const dash = {
       kind: 'Dashboard',
       metadata: { name: 'badsql' },
-      spec: { display: { name: 'b' }, duration: '1h', panels: {}, layouts: [], datasources: { x: pgDatasource('x', { ...target(), host: '' }).spec } },
+      spec: {
+        display: { name: 'b' },
+        duration: '1h',
+        panels: {},
+        layouts: [],
+        datasources: { x: pgDatasource('x', { ...target(), host: '' }).spec },
+      },
     };
     const d = await s.api('POST', '/api/v1/projects/sqlp/dashboards', dash, asAdmin());
     expect(d.status, d.text).to.equal(400);
     expect(d.text).to.include('spec.datasources.x.plugin.spec.proxy.spec.host');
-    const u = await s.api('POST', '/proxy/unsaved/projects/sqlp/datasources', { method: 'POST', spec: pgDatasource('u', { ...target(), driver: 'oracle' }).spec, body: '{}' }, asAdmin());
+    const u = await s.api(
+      'POST',
+      '/proxy/unsaved/projects/sqlp/datasources',
+      { method: 'POST', spec: pgDatasource('u', { ...target(), driver: 'oracle' }).spec, body: '{}' },
+      asAdmin(),
+    );
     expect(u.status, u.text).to.equal(400);
     expect(u.text).to.include('spec.plugin.spec.proxy.spec.driver');
   });
@@ -161,7 +200,9 @@ describe('SQL proxy (PostgreSQL)', function () {
     expect(r.status, r.text).to.equal(504);
     expect(r.body.message).to.include('proxy.sql.statement_timeout (1s)');
     expect(Date.now() - started).to.be.below(10_000);
-    expect(await count("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'")).to.equal(0);
+    expect(await count("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'")).to.equal(
+      0,
+    );
     expect((await ok(query(PG, 'SELECT 1 AS one'))).body.rows).to.deep.equal([{ one: 1 }]);
   });
 
@@ -189,17 +230,34 @@ describe('SQL proxy (PostgreSQL)', function () {
     expect(r.status, r.text).to.equal(403);
     expect(r.text).to.not.include('readings');
     await ok(
-      s.api('POST', '/api/v1/projects/sqlp/rolebindings', { kind: 'RoleBinding', metadata: { name: 'reader' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'reader' }] } }, asAdmin()),
+      s.api(
+        'POST',
+        '/api/v1/projects/sqlp/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: 'reader' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'reader' }] } },
+        asAdmin(),
+      ),
     );
     const reader = await login(s, 'reader');
     expect((await ok(query(PG, 'SELECT 3 AS three', bearer(reader)))).body.rows).to.deep.equal([{ three: 3 }]);
   });
 
   it('SQL-05: saving an SQL datasource that names a Secret needs read on that Secret', async () => {
-    await ok(s.api('POST', '/api/v1/projects/sqlp/roles', { kind: 'Role', metadata: { name: 'ds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['Datasource'] }] } }, asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/sqlp/roles',
+        { kind: 'Role', metadata: { name: 'ds-only' }, spec: { permissions: [{ actions: ['*'], scopes: ['Datasource'] }] } },
+        asAdmin(),
+      ),
+    );
     await signUp(s, 'dsedit');
     await ok(
-      s.api('POST', '/api/v1/projects/sqlp/rolebindings', { kind: 'RoleBinding', metadata: { name: 'dsedit' }, spec: { role: 'ds-only', subjects: [{ kind: 'User', name: 'dsedit' }] } }, asAdmin()),
+      s.api(
+        'POST',
+        '/api/v1/projects/sqlp/rolebindings',
+        { kind: 'RoleBinding', metadata: { name: 'dsedit' }, spec: { role: 'ds-only', subjects: [{ kind: 'User', name: 'dsedit' }] } },
+        asAdmin(),
+      ),
     );
     const t = bearer(await login(s, 'dsedit'));
     const r = await s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('borrowed', target()), t);
@@ -221,7 +279,14 @@ describe('SQL proxy (PostgreSQL)', function () {
     expect(r.body.message).to.include('password authentication failed').and.include('Secret "wrong"').and.include('basicAuth');
     expect(r.text).to.not.include(canary);
     // a Secret without basicAuth cannot log in either
-    await ok(s.api('POST', '/api/v1/projects/sqlp/secrets', { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: canary } } }, asAdmin()));
+    await ok(
+      s.api(
+        'POST',
+        '/api/v1/projects/sqlp/secrets',
+        { kind: 'Secret', metadata: { name: 'bearer' }, spec: { authorization: { type: 'Bearer', credentials: canary } } },
+        asAdmin(),
+      ),
+    );
     await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource('bearerds', target({ secret: 'bearer' })), asAdmin()));
     const b = await query('/proxy/projects/sqlp/datasources/bearerds', 'SELECT 1');
     expect(b.status, b.text).to.equal(400);
@@ -241,7 +306,14 @@ describe('SQL proxy (PostgreSQL)', function () {
     const closed = () => waitFor('the pool closed', async () => (await proxyConnections('pooltest')) === 0);
     await closed();
     await open();
-    await ok(s.api('PUT', '/api/v1/projects/sqlp/datasources/pooled', pgDatasource('pooled', target({ database: 'pooltest', postgres: { sslMode: 'disable' } })), asAdmin()));
+    await ok(
+      s.api(
+        'PUT',
+        '/api/v1/projects/sqlp/datasources/pooled',
+        pgDatasource('pooled', target({ database: 'pooltest', postgres: { sslMode: 'disable' } })),
+        asAdmin(),
+      ),
+    );
     await closed();
     await open();
     await ok(s.api('PUT', '/api/v1/projects/sqlp/secrets/login', basicSecret('login', PASSWORD), asAdmin()));
@@ -266,7 +338,9 @@ describe('SQL proxy (PostgreSQL)', function () {
   it('TLS as PostgreSQL sslmode: allow and prefer fall back to plain, require and verify-* against a server without TLS are a clear 502, a Secret with tlsConfig needs an sslMode', async () => {
     const statuses: Record<string, number> = {};
     for (const mode of ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full']) {
-      await ok(s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource(`tls-${mode}`, target({ postgres: { sslMode: mode } })), asAdmin()));
+      await ok(
+        s.api('POST', '/api/v1/projects/sqlp/datasources', pgDatasource(`tls-${mode}`, target({ postgres: { sslMode: mode } })), asAdmin()),
+      );
       const r = await query(`/proxy/projects/sqlp/datasources/tls-${mode}`, 'SELECT 1 AS one');
       statuses[mode] = r.status;
       if (r.status === 502) expect(r.body.message, mode).to.include('does not offer TLS').and.include('sslMode');
@@ -276,7 +350,11 @@ describe('SQL proxy (PostgreSQL)', function () {
       s.api(
         'POST',
         '/api/v1/projects/sqlp/secrets',
-        { kind: 'Secret', metadata: { name: 'withtls' }, spec: { basicAuth: { username: 'dpreader', password: PASSWORD }, tlsConfig: { insecureSkipVerify: true } } },
+        {
+          kind: 'Secret',
+          metadata: { name: 'withtls' },
+          spec: { basicAuth: { username: 'dpreader', password: PASSWORD }, tlsConfig: { insecureSkipVerify: true } },
+        },
         asAdmin(),
       ),
     );
@@ -305,7 +383,14 @@ describe('SQL proxy: the denylist on the database host', function () {
     try {
       const h = bearer(await loginAdmin(s));
       await ok(s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'd' }, spec: {} }, h));
-      await ok(s.api('POST', '/api/v1/projects/d/secrets', { kind: 'Secret', metadata: { name: 'l' }, spec: { basicAuth: { username: 'postgres', password: 'x' } } }, h));
+      await ok(
+        s.api(
+          'POST',
+          '/api/v1/projects/d/secrets',
+          { kind: 'Secret', metadata: { name: 'l' }, spec: { basicAuth: { username: 'postgres', password: 'x' } } },
+          h,
+        ),
+      );
       const hosts: [string, RegExp][] = [
         [`127.0.0.1:${port}`, /proxy\.allow_loopback/],
         [`0x7f000001:${port}`, /proxy\.allow_loopback/],
@@ -318,7 +403,14 @@ describe('SQL proxy: the denylist on the database host', function () {
       const self = await lookup(hostname()).catch(() => undefined);
       if (self && /^(127\.|::1$)/.test(self.address)) hosts.push([`${hostname()}:${port}`, /proxy\.allow_loopback/]);
       for (const [i, [host, message]] of hosts.entries()) {
-        await ok(s.api('POST', '/api/v1/projects/d/datasources', pgDatasource(`h${i}`, { driver: 'postgres', host, database: 'postgres', secret: 'l' }), h));
+        await ok(
+          s.api(
+            'POST',
+            '/api/v1/projects/d/datasources',
+            pgDatasource(`h${i}`, { driver: 'postgres', host, database: 'postgres', secret: 'l' }),
+            h,
+          ),
+        );
         const r = await s.api('POST', `/proxy/projects/d/datasources/h${i}`, { query: 'SELECT 1' }, h);
         expect(r.status, `${host}: ${r.text}`).to.equal(403);
         expect(r.body.message, host).to.match(message).and.include('proxy.spec.host');

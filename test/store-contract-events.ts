@@ -20,7 +20,9 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     expect(quiet.revision).to.equal(await store.revision());
     expect(quiet.items).to.deep.equal(await store.list({ kind: 'Dashboard' }));
     // 20 creates racing 10 snapshots: each snapshot holds exactly the creates up to its revision
-    const creates = Array.from({ length: 20 }, (_, i) => store.create(obj('Dashboard', 'p', `d${String(i).padStart(2, '0')}`)).then((r) => ({ name: `d${String(i).padStart(2, '0')}`, r })));
+    const creates = Array.from({ length: 20 }, (_, i) =>
+      store.create(obj('Dashboard', 'p', `d${String(i).padStart(2, '0')}`)).then((r) => ({ name: `d${String(i).padStart(2, '0')}`, r })),
+    );
     const snaps = Array.from({ length: 10 }, () => store.snapshot({ kind: 'Dashboard', project: 'p' }));
     const made = await Promise.all(creates);
     for (const s of await Promise.all(snaps)) {
@@ -46,8 +48,15 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     await store.create(obj('Dashboard', 'p', 'a'));
     const r3 = await store.update(obj('Dashboard', 'p', 'a', 1), { expectedVersion: 0 });
     expect(heard.at(-1)).to.deep.include({ type: 'MODIFIED', revision: r3 });
-    const r4 = await store.delete({ kind: 'Project', project: '', name: 'p' }, { children: { project: 'p', kinds: ['Dashboard', 'Role'] } });
-    expect(heard.slice(-3).map((e) => `${e.type} ${e.object.kind}`)).to.deep.equal(['DELETED Dashboard', 'DELETED Role', 'DELETED Project']);
+    const r4 = await store.delete(
+      { kind: 'Project', project: '', name: 'p' },
+      { children: { project: 'p', kinds: ['Dashboard', 'Role'] } },
+    );
+    expect(heard.slice(-3).map((e) => `${e.type} ${e.object.kind}`)).to.deep.equal([
+      'DELETED Dashboard',
+      'DELETED Role',
+      'DELETED Project',
+    ]);
     expect(heard.at(-1)!.revision).to.equal(r4);
     expect(
       heard.map((e) => e.revision),
@@ -124,7 +133,10 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     await store.create(obj('Project', '', 'burst'));
     for (let i = 0; i < 6; i++) await store.create(obj('Dashboard', 'burst', `d${i}`, 0, { big }));
     const burst = watchWith(3, 10_000);
-    const removed = await store.delete({ kind: 'Project', project: '', name: 'burst' }, { children: { project: 'burst', kinds: ['Dashboard'] } });
+    const removed = await store.delete(
+      { kind: 'Project', project: '', name: 'burst' },
+      { children: { project: 'burst', kinds: ['Dashboard'] } },
+    );
     const got: string[] = [];
     for (let n = await burst.events.next(); !n.done; n = await burst.events.next()) {
       got.push(`${n.value.type} ${n.value.object.kind}`);
@@ -156,12 +168,20 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
       return `${e.reason}: ${e.message}`;
     };
     expect(await message(store.create(obj('Dashboard', 'p', 'x')))).to.equal('AlreadyExists: Dashboard "x" already exists');
-    expect(await message(store.create(obj('Dashboard', 'p', 'y'), { parent: { kind: 'Project', project: '', name: 'p' } }))).to.equal('NotFound: Project "p" not found');
-    expect(await message(store.update(obj('Dashboard', 'p', 'x', 5), { expectedVersion: 4 }))).to.equal('Conflict: Dashboard "x" is at version 0, not 4');
-    expect(await message(store.update(obj('Dashboard', 'p', 'nope', 1), { expectedVersion: 0 }))).to.equal('NotFound: Dashboard "nope" not found');
+    expect(await message(store.create(obj('Dashboard', 'p', 'y'), { parent: { kind: 'Project', project: '', name: 'p' } }))).to.equal(
+      'NotFound: Project "p" not found',
+    );
+    expect(await message(store.update(obj('Dashboard', 'p', 'x', 5), { expectedVersion: 4 }))).to.equal(
+      'Conflict: Dashboard "x" is at version 0, not 4',
+    );
+    expect(await message(store.update(obj('Dashboard', 'p', 'nope', 1), { expectedVersion: 0 }))).to.equal(
+      'NotFound: Dashboard "nope" not found',
+    );
     expect(await message(store.delete(key('nope')))).to.equal('NotFound: Dashboard "nope" not found');
     expect(await message(store.delete(key('x'), { expectedVersion: 2 }))).to.equal('Conflict: Dashboard "x" is at version 0, not 2');
-    expect(await message(store.delete(key('x'), { expectedUpdatedAt: '1999-01-01T00:00:00.000Z' }))).to.equal(`Conflict: Dashboard "x" was written again at ${T}`);
+    expect(await message(store.delete(key('x'), { expectedUpdatedAt: '1999-01-01T00:00:00.000Z' }))).to.equal(
+      `Conflict: Dashboard "x" was written again at ${T}`,
+    );
     const r = await store.revision();
     let err: unknown;
     try {
@@ -169,12 +189,17 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     } catch (e) {
       err = e;
     }
-    expect(`${(err as ApiError).reason}: ${(err as ApiError).message}`).to.equal(`BadRequest: revision ${r + 5} is in the future (the store is at ${r})`);
+    expect(`${(err as ApiError).reason}: ${(err as ApiError).message}`).to.equal(
+      `BadRequest: revision ${r + 5} is in the future (the store is at ${r})`,
+    );
   });
 
   it('history rules: a create starts the name afresh unless it continues (with or without an entry of its own); retention keeps the max versions before the one written', async () => {
     const store = current();
-    const h = (max: number, continues = false) => ({ writer: { by: 'alice', manager: 'dashctl' }, history: { max, ...(continues ? { continues } : {}) } });
+    const h = (max: number, continues = false) => ({
+      writer: { by: 'alice', manager: 'dashctl' },
+      history: { max, ...(continues ? { continues } : {}) },
+    });
     const versions = async (name: string) => (await store.listVersions(key(name))).map((e) => e.version);
     await store.create(obj('Dashboard', 'p', 'a'), h(10));
     for (let v = 1; v <= 3; v++) await store.update(obj('Dashboard', 'p', 'a', v), { expectedVersion: v - 1, ...h(10) });
@@ -199,6 +224,10 @@ export function describeEventsContract(current: () => Store, fixture: () => Stor
     expect(await versions('a')).to.deep.equal([3, 2]);
     expect((await store.listVersions(key('a')))[0]).to.deep.include({ updatedBy: 'alice', manager: 'dashctl' });
     await store.update(obj('Dashboard', 'p', 'a', 4), { expectedVersion: 3, history: { max: 5 } });
-    expect((await store.listVersions(key('a')))[0], 'no writer: unknown').to.deep.include({ version: 4, updatedBy: 'unknown', manager: 'unknown' });
+    expect((await store.listVersions(key('a')))[0], 'no writer: unknown').to.deep.include({
+      version: 4,
+      updatedBy: 'unknown',
+      manager: 'unknown',
+    });
   });
 }

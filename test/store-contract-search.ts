@@ -52,7 +52,10 @@ const dash = (project: string, name: string, i: number, extra: Record<string, un
     panels: {
       a: {
         kind: 'Panel',
-        spec: { display: { name: i % 3 ? 'Load average' : 'RAM Total' }, queries: [{ query: i % 2 ? `rate(node_cpu_seconds_total{job="node"}[5m])` : 'node_memory_MemAvailable_bytes' }] },
+        spec: {
+          display: { name: i % 3 ? 'Load average' : 'RAM Total' },
+          queries: [{ query: i % 2 ? `rate(node_cpu_seconds_total{job="node"}[5m])` : 'node_memory_MemAvailable_bytes' }],
+        },
       },
     },
     ...extra,
@@ -79,15 +82,27 @@ async function candidatesOf(store: Store, query: string, scopes: readonly Search
 const keyText = (o: Envelope) => `${o.kind}\u0000${o.metadata.project ?? ''}\u0000${o.metadata.name}`;
 
 /** Checks every query against the objects stored now (`objects`, by key text). */
-async function checkAll(store: Store, objects: Map<string, Envelope>, scopes: readonly SearchScope[] = SEARCH_KINDS.map((kind) => ({ kind }))): Promise<void> {
-  const inScope = (o: Envelope) => scopes.some((s) => s.kind === o.kind && (!s.projects || s.projects.includes(o.metadata.project ?? '')) && (!s.names || s.names.includes(o.metadata.name)));
+async function checkAll(
+  store: Store,
+  objects: Map<string, Envelope>,
+  scopes: readonly SearchScope[] = SEARCH_KINDS.map((kind) => ({ kind })),
+): Promise<void> {
+  const inScope = (o: Envelope) =>
+    scopes.some(
+      (s) =>
+        s.kind === o.kind &&
+        (!s.projects || s.projects.includes(o.metadata.project ?? '')) &&
+        (!s.names || s.names.includes(o.metadata.name)),
+    );
   for (const query of QUERIES) {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     const found = await candidatesOf(store, query, scopes);
     const byKey = new Map(found.map((c) => [keyText(JSON.parse(c.text.text.toString()) as Envelope), c]));
     expect(byKey.size, `${query}: each object once`).to.equal(found.length);
     for (const o of objects.values()) {
-      const hit = inScope(o) ? matchObject({ kind: o.kind, plural: 'x', scope: o.metadata.project ? 'project' : 'global' } as never, o, words) : undefined;
+      const hit = inScope(o)
+        ? matchObject({ kind: o.kind, plural: 'x', scope: o.metadata.project ? 'project' : 'global' } as never, o, words)
+        : undefined;
       const c = byKey.get(keyText(o));
       if (!inScope(o)) expect(c, `${query}: ${keyText(o)} is out of scope`).to.equal(undefined);
       if (!hit) continue;
@@ -112,7 +127,9 @@ async function checkAll(store: Store, objects: Map<string, Envelope>, scopes: re
     }
     for (let i = 1; i < found.length; i++) {
       const [a, b] = [found[i - 1], found[i]];
-      const order = a.bound > b.bound || (a.bound === b.bound && keyText(JSON.parse(a.text.text.toString())) < keyText(JSON.parse(b.text.text.toString())));
+      const order =
+        a.bound > b.bound ||
+        (a.bound === b.bound && keyText(JSON.parse(a.text.text.toString())) < keyText(JSON.parse(b.text.text.toString())));
       expect(order, `${query}: candidate ${i} in order`).to.equal(true);
     }
   }
@@ -129,7 +146,12 @@ export function describeSearchContract(current: () => Store, fixture: () => Stor
 
     beforeEach(async () => {
       objects.clear();
-      for (const p of ['team-a', 'team-b', 'ops']) await put({ kind: 'Project', metadata: { name: p, createdAt: T, updatedAt: T, version: 0 }, spec: { display: { name: `Team ${p}` } } });
+      for (const p of ['team-a', 'team-b', 'ops'])
+        await put({
+          kind: 'Project',
+          metadata: { name: p, createdAt: T, updatedAt: T, version: 0 },
+          spec: { display: { name: `Team ${p}` } },
+        });
       for (let i = 0; i < 60; i++) await put(dash(['team-a', 'team-b', 'ops'][i % 3], i % 7 === 0 ? `cpu${i}` : `d${i}`, i));
       await put({
         kind: 'Datasource',
@@ -139,7 +161,11 @@ export function describeSearchContract(current: () => Store, fixture: () => Stor
       // a word standing for more terms than a lazy search follows (z: 40 of them)
       await put(dash('ops', 'zed', 3, { notes: Array.from({ length: 40 }, (_, i) => `z${i}x`).join(' ') }));
       // not an indexed kind: never a candidate
-      await current().create({ kind: 'Secret', metadata: { name: 'cpu', project: 'ops', createdAt: T, updatedAt: T, version: 0 }, spec: { text: 'cpu memory' } });
+      await current().create({
+        kind: 'Secret',
+        metadata: { name: 'cpu', project: 'ops', createdAt: T, updatedAt: T, version: 0 },
+        spec: { text: 'cpu memory' },
+      });
     });
 
     it('finds every object matching every word, scoring at most its bound, best bound first and equal bounds in key order', async () => {
@@ -163,8 +189,12 @@ export function describeSearchContract(current: () => Store, fixture: () => Stor
       const d2 = [...objects.values()].find((o) => o.metadata.name === 'd2')!;
       await s.delete(keyOf(d2));
       objects.delete(keyText(d2));
-      await s.delete({ kind: 'Project', project: '', name: 'team-b' }, { children: { project: 'team-b', kinds: ['Dashboard', 'Datasource'] } });
-      for (const [k, o] of objects) if (o.metadata.project === 'team-b' || (o.kind === 'Project' && o.metadata.name === 'team-b')) objects.delete(k);
+      await s.delete(
+        { kind: 'Project', project: '', name: 'team-b' },
+        { children: { project: 'team-b', kinds: ['Dashboard', 'Datasource'] } },
+      );
+      for (const [k, o] of objects)
+        if (o.metadata.project === 'team-b' || (o.kind === 'Project' && o.metadata.name === 'team-b')) objects.delete(k);
       await checkAll(s, objects);
       // a new object under a deleted one's name is found by its own words only
       await put(dash('team-a', 'd2', 5));

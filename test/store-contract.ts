@@ -128,15 +128,21 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
     it('update checks the expected version and reports NotFound for a missing key', async () => {
       await store.create(obj('Dashboard', 'p', 'x'));
       await store.update(obj('Dashboard', 'p', 'x', 1, { v: 1 }), { expectedVersion: 0 });
-      expect((await rejection(store.update(obj('Dashboard', 'p', 'x', 1, { v: 'stale' }), { expectedVersion: 0 }))).reason).to.equal('Conflict');
+      expect((await rejection(store.update(obj('Dashboard', 'p', 'x', 1, { v: 'stale' }), { expectedVersion: 0 }))).reason).to.equal(
+        'Conflict',
+      );
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.spec).to.deep.equal({ v: 1 });
       expect((await rejection(store.update(obj('Dashboard', 'p', 'nope', 1), { expectedVersion: 0 }))).reason).to.equal('NotFound');
     });
 
     it('delete removes; a missing key is NotFound; a wrong expected version is Conflict', async () => {
       await store.create(obj('Dashboard', 'p', 'x'));
-      expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 3 }))).reason).to.equal('Conflict');
-      const wrongTime = await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0, expectedUpdatedAt: '1999-01-01T00:00:00.000Z' }));
+      expect((await rejection(store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 3 }))).reason).to.equal(
+        'Conflict',
+      );
+      const wrongTime = await rejection(
+        store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0, expectedUpdatedAt: '1999-01-01T00:00:00.000Z' }),
+      );
       expect(wrongTime.reason, 'a re-created object is told apart by updatedAt').to.equal('Conflict');
       await store.delete({ kind: 'Dashboard', project: 'p', name: 'x' }, { expectedVersion: 0, expectedUpdatedAt: T });
       expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.equal(undefined);
@@ -152,7 +158,12 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       }
       await store.create(obj('GlobalSecret', '', 'a'));
       await store.delete({ kind: 'Project', project: '', name: 'a' }, { children: { project: 'a', kinds: ['Dashboard', 'Secret'] } });
-      expect((await store.list({ kind: 'Dashboard' })).map((o) => `${o.metadata.project}/${o.metadata.name}`)).to.deep.equal(['a-b/d1', 'a-b/d2', 'ab/d1', 'ab/d2']);
+      expect((await store.list({ kind: 'Dashboard' })).map((o) => `${o.metadata.project}/${o.metadata.name}`)).to.deep.equal([
+        'a-b/d1',
+        'a-b/d2',
+        'ab/d1',
+        'ab/d2',
+      ]);
       expect(await store.list({ kind: 'Secret', project: 'a' })).to.deep.equal([]);
       expect(await store.get({ kind: 'GlobalSecret', project: '', name: 'a' })).to.not.equal(undefined);
       expect((await store.list({ kind: 'Project' })).map((o) => o.metadata.name)).to.deep.equal(['a-b', 'ab']);
@@ -272,7 +283,10 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
         { kind: 'Dashboard', project: 'zz' },
       ];
       // metadata and spec strings with quotes, backslashes, braces and non-ASCII must not confuse the metadata reader
-      const tricky = { ...obj('Dashboard', 'a', 'a.1', 0, { s: '"}{][\\', u: 'é 😀' }), metadata: { ...obj('Dashboard', 'a', 'a.1').metadata, tags: ['}"', '\\"{', 'ü'] } };
+      const tricky = {
+        ...obj('Dashboard', 'a', 'a.1', 0, { s: '"}{][\\', u: 'é 😀' }),
+        metadata: { ...obj('Dashboard', 'a', 'a.1').metadata, tags: ['}"', '\\"{', 'ü'] },
+      };
       await store.create(tricky);
       for (const [p, n] of [
         ['b', 'x'],
@@ -326,7 +340,11 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await store.create(obj('Dashboard', 'a', 'a0', 0, { n: 0 }));
       await same('after updates, a delete and a create');
       const prefixed = await store.listText(queries[0]);
-      expect(prefixed.map((x) => `${x.metadata.name}:${(JSON.parse(x.text.toString()) as { spec: { n: number } }).spec.n}`)).to.deep.equal(['a0:0', 'a1:1', 'a2:1']);
+      expect(prefixed.map((x) => `${x.metadata.name}:${(JSON.parse(x.text.toString()) as { spec: { n: number } }).spec.n}`)).to.deep.equal([
+        'a0:0',
+        'a1:1',
+        'a2:1',
+      ]);
       await store.delete({ kind: 'Project', project: '', name: 'a' }, { children: { project: 'a', kinds: ['Dashboard'] } });
       expect(await store.listText(queries[0])).to.deep.equal([]);
       await same('after the project went');
@@ -376,18 +394,48 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       const parent = { kind: 'Project', project: '', name: 'p' };
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
       await store.create(obj('Project', '', 'p'));
-      await store.create(obj('Dashboard', 'p', 'd', 0, { v: 0 }), { parent, writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
-      await store.update(obj('Dashboard', 'p', 'd', 1, { v: 1 }), { expectedVersion: 0, writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
+      await store.create(obj('Dashboard', 'p', 'd', 0, { v: 0 }), {
+        parent,
+        writer: { by: 'alice', manager: 'dashctl' },
+        history: { max: 5 },
+      });
+      await store.update(obj('Dashboard', 'p', 'd', 1, { v: 1 }), {
+        expectedVersion: 0,
+        writer: { by: 'alice', manager: 'dashctl' },
+        history: { max: 5 },
+      });
       await store.delete(key);
       expect((await store.listVersions(key)).map((e) => e.version)).to.deep.equal([1, 0]);
-      await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), { parent, writer: { by: 'bob', manager: 'web-ui' }, history: { max: 5 } });
+      await store.create(obj('Dashboard', 'p', 'd', 0, { fresh: true }), {
+        parent,
+        writer: { by: 'bob', manager: 'web-ui' },
+        history: { max: 5 },
+      });
       expect(await store.listVersions(key)).to.have.length(1);
       expect((await store.listVersions(key))[0]).to.deep.include({ version: 0, updatedBy: 'bob', manager: 'web-ui' });
       expect((await store.getVersion(key, 0))!.spec).to.deep.equal({ fresh: true });
-      expect((await rejection(store.create(obj('Dashboard', 'p', 'd', 0, { again: true }), { parent, writer: { by: 'eve', manager: 'api' }, history: { max: 5 } }))).reason).to.equal('AlreadyExists');
-      expect((await rejection(store.create(obj('Dashboard', 'q', 'd', 0), { parent: { ...parent, name: 'q' }, writer: { by: 'eve', manager: 'api' }, history: { max: 5 } }))).reason).to.equal(
-        'NotFound',
-      );
+      expect(
+        (
+          await rejection(
+            store.create(obj('Dashboard', 'p', 'd', 0, { again: true }), {
+              parent,
+              writer: { by: 'eve', manager: 'api' },
+              history: { max: 5 },
+            }),
+          )
+        ).reason,
+      ).to.equal('AlreadyExists');
+      expect(
+        (
+          await rejection(
+            store.create(obj('Dashboard', 'q', 'd', 0), {
+              parent: { ...parent, name: 'q' },
+              writer: { by: 'eve', manager: 'api' },
+              history: { max: 5 },
+            }),
+          )
+        ).reason,
+      ).to.equal('NotFound');
       expect((await store.listVersions(key))[0]).to.deep.include({ updatedBy: 'bob' });
       expect((await store.getVersion(key, 0))!.spec).to.deep.equal({ fresh: true });
       expect(await store.listVersions({ ...key, project: 'q' })).to.deep.equal([]);
@@ -405,10 +453,25 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       await store.create(obj('Dashboard', 'p', 'blank', 0, { display: { name: '  ' } }), h);
       for (const name of ['gone', 'back', 'again', 'titled', 'blank']) await store.delete({ kind: 'Dashboard', project: 'p', name });
       await store.delete({ kind: 'Dashboard', project: 'p', name: 'nohistory' });
-      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal(['again', 'back', 'blank', 'gone', 'titled']);
-      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' }))[0]).to.deep.equal({ name: 'again', version: 1, updatedAt: T, updatedBy: 'alice', manager: 'web-ui' });
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).map((e) => e.name)).to.deep.equal([
+        'again',
+        'back',
+        'blank',
+        'gone',
+        'titled',
+      ]);
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' }))[0]).to.deep.equal({
+        name: 'again',
+        version: 1,
+        updatedAt: T,
+        updatedBy: 'alice',
+        manager: 'web-ui',
+      });
       // the title users know it by (spec.display.name), when it has one that is not blank
-      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).find((e) => e.name === 'titled')).to.deep.include({ title: 'Node overview', version: 0 });
+      expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).find((e) => e.name === 'titled')).to.deep.include({
+        title: 'Node overview',
+        version: 0,
+      });
       expect((await store.listDeleted({ kind: 'Dashboard', project: 'p' })).find((e) => e.name === 'blank')).not.to.have.property('title');
       expect(await store.listDeleted({ kind: 'Secret', project: 'p' })).to.deep.equal([]);
       expect(await store.listDeleted({ kind: 'Dashboard', project: 'other' })).to.deep.equal([]);
@@ -425,7 +488,9 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       const at = (v: number) => `2026-01-01T00:00:0${v}.000Z`;
       const write = (v: number, by: string, manager: string) => {
         const o = { ...obj('Secret', 'p', 's', v, { v }), metadata: { ...obj('Secret', 'p', 's', v).metadata, updatedAt: at(v) } };
-        return v === 0 ? store.create(o, { writer: { by, manager } }) : store.update(o, { expectedVersion: v - 1, writer: { by, manager } });
+        return v === 0
+          ? store.create(o, { writer: { by, manager } })
+          : store.update(o, { expectedVersion: v - 1, writer: { by, manager } });
       };
       expect(await store.managers(key), 'no object').to.deep.equal([]);
       await write(0, 'alice', 'dashctl');
@@ -447,7 +512,8 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       expect((await store.managers(key)).map((e) => e.manager)).to.deep.equal(['api', 'web-ui', 'dashctl']);
       store = await fx.reopen();
       expect((await store.managers(key)).map((e) => e.version)).to.deep.equal([3, 2, 0]);
-      for (let i = 0; i < MAX_MANAGERS + 2; i++) await store.update(obj('Secret', 'p', 's', 4 + i), { expectedVersion: 3 + i, writer: { by: 'x', manager: `m${i}` } });
+      for (let i = 0; i < MAX_MANAGERS + 2; i++)
+        await store.update(obj('Secret', 'p', 's', 4 + i), { expectedVersion: 3 + i, writer: { by: 'x', manager: `m${i}` } });
       const many = await store.managers(key);
       expect(many).to.have.length(MAX_MANAGERS);
       expect(many[0].manager, 'newest first').to.equal(`m${MAX_MANAGERS + 1}`);
@@ -488,7 +554,9 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
       const items: DumpItem[] = [];
       for await (const item of store.dump()) items.push(item);
       const shown = items.map((i) =>
-        i.type === 'revision' ? `rev ${i.revision}` : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`,
+        i.type === 'revision'
+          ? `rev ${i.revision}`
+          : `${i.type} ${i.object.kind}/${i.object.metadata.name}@${i.object.metadata.version}${i.type === 'version' ? ` by ${i.updatedBy}` : ''}`,
       );
       expect(shown).to.deep.equal([
         `rev ${await store.revision()}`,
@@ -560,7 +628,9 @@ export function describeStoreContract(driver: string, make: () => Promise<StoreF
 
     it('16 concurrent updates from one expected version: exactly one wins', async () => {
       await store.create(obj('Dashboard', 'p', 'x'));
-      const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => store.update(obj('Dashboard', 'p', 'x', 1, { i }), { expectedVersion: 0 })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) => store.update(obj('Dashboard', 'p', 'x', 1, { i }), { expectedVersion: 0 })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
       expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'x' }))!.metadata.version).to.equal(1);
     });
@@ -612,7 +682,9 @@ function describeAuditContract(current: () => Store, fixture: () => StoreFixture
     ]);
     expect(await store.lastAuditId()).to.equal(5);
     expect(heard, 'this process hears its own entries').to.deep.equal([1, 2, 3, 4, 5]);
-    const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create(obj('Dashboard', 'p', `c${i}`), { audit: [draft('create', 'ann', `c${i}`)] })));
+    const concurrent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.create(obj('Dashboard', 'p', `c${i}`), { audit: [draft('create', 'ann', `c${i}`)] })),
+    );
     expect(concurrent).to.have.length(20);
     const ids = (await store.listAudit({ afterId: 5, limit: 100 })).entries.map((e) => e.id);
     expect(ids).to.deep.equal(Array.from({ length: 20 }, (_, i) => 6 + i));

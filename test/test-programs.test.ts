@@ -20,15 +20,23 @@ describe('the test suite without the programs of its Debian packages', () => {
     expect(lines[0]).to.equal('Programs the tests run are missing; the suites that need them will be skipped:');
     const line = (id: string) => lines.find((l) => l.startsWith(`  - ${id} `)) ?? '';
     expect(line('zsh')).to.equal(`  - zsh (Debian package zsh: ${PROGRAMS.zsh.for}): skipped in test/dashctl-completion.test.ts`);
-    expect(line('chromium')).to.include('(Debian package chromium: ').and.include('test/ui.test.ts').and.include('test/openapi.test.ts').and.include('test/ui-managed.test.ts');
-    expect(line('postgresql')).to.include('(Debian package postgresql-15: ').and.include('src/storage/postgres-store.test.ts').and.include('test/replicas.test.ts');
+    expect(line('chromium'))
+      .to.include('(Debian package chromium: ')
+      .and.include('test/ui.test.ts')
+      .and.include('test/openapi.test.ts')
+      .and.include('test/ui-managed.test.ts');
+    expect(line('postgresql'))
+      .to.include('(Debian package postgresql-15: ')
+      .and.include('src/storage/postgres-store.test.ts')
+      .and.include('test/replicas.test.ts');
     expect(lines.at(-1)).to.equal('Install them: apt-get install postgresql-15 chromium zsh (CONTRIBUTING.md, "Tests").');
   });
 
   it("CONTRIBUTING.md's apt-get line and table, and .ci/run, name every package of the catalogue", () => {
     const contributing = readFileSync(join(PACKAGE_ROOT, 'CONTRIBUTING.md'), 'utf8');
     const ci = readFileSync(join(PACKAGE_ROOT, '.ci', 'run'), 'utf8');
-    const aptLine = /apt-get install --no-install-recommends ([^`]*?)\n {2}```/s.exec(contributing)?.[1].replace(/\\\n/g, ' ').split(/\s+/) ?? [];
+    const aptLine =
+      /apt-get install --no-install-recommends ([^`]*?)\n {2}```/s.exec(contributing)?.[1].replace(/\\\n/g, ' ').split(/\s+/) ?? [];
     for (const { debian } of Object.values(PROGRAMS)) {
       expect(aptLine, `CONTRIBUTING.md's apt-get line: ${debian}`).to.include(debian);
       const rows = contributing

@@ -27,7 +27,12 @@ interface Finding {
  * stay, not half transparent); endless animations (spinners) do not count.
  */
 async function settle(page: Page): Promise<void> {
-  await waitFor('the transitions to end', () => page.evaluate(() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')), 10_000, 50);
+  await waitFor(
+    'the transitions to end',
+    () => page.evaluate(() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')),
+    10_000,
+    50,
+  );
 }
 
 /** Runs axe-core (every rule of its default set: WCAG 2.x A and AA, and its best practices) on the page as it is. */
@@ -37,10 +42,29 @@ async function axe(page: Page, where: string): Promise<Finding[]> {
   const violations = await page.evaluate(async () => {
     const r = await (
       window as unknown as {
-        axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[]; html: string; failureSummary: string; impact: string }[] }[] }> };
+        axe: {
+          run(
+            ctx: Document,
+            o: object,
+          ): Promise<{
+            violations: {
+              id: string;
+              impact: string;
+              nodes: { target: string[]; html: string; failureSummary: string; impact: string }[];
+            }[];
+          }>;
+        };
       }
     ).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.flatMap((v) => v.nodes.map((n) => ({ rule: v.id, impact: n.impact ?? v.impact, target: n.target.join(' '), html: n.html.slice(0, 300), summary: n.failureSummary })));
+    return r.violations.flatMap((v) =>
+      v.nodes.map((n) => ({
+        rule: v.id,
+        impact: n.impact ?? v.impact,
+        target: n.target.join(' '),
+        html: n.html.slice(0, 300),
+        summary: n.failureSummary,
+      })),
+    );
   });
   return violations.map((v) => ({ page: where, ...v }));
 }
@@ -65,13 +89,21 @@ const dashboard = {
       },
     ],
     panels: {
-      about: { kind: 'Panel', spec: { display: { name: 'About' }, plugin: { kind: 'Markdown', spec: { text: '## The shop\nWhat **runs** where.' } } } },
+      about: {
+        kind: 'Panel',
+        spec: { display: { name: 'About' }, plugin: { kind: 'Markdown', spec: { text: '## The shop\nWhat **runs** where.' } } },
+      },
       up: {
         kind: 'Panel',
         spec: {
           display: { name: 'Targets up', description: 'Scrape targets answering.' },
           plugin: { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom', mode: 'table', values: ['last'] } } },
-          queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up{job=~"$job"}', seriesNameFormat: '{{job}}' } } } }],
+          queries: [
+            {
+              kind: 'TimeSeriesQuery',
+              spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up{job=~"$job"}', seriesNameFormat: '{{job}}' } } },
+            },
+          ],
         },
       },
       count: {
@@ -146,7 +178,17 @@ const dashboardReady = async (page: Page) => {
 
 const VISITS: Visit[] = [
   { name: 'home', path: '/', ready: async (p) => p.getByTestId('project-row').first().waitFor() },
-  ...['Dashboards', 'Ephemeral dashboards', 'Playlists', 'Datasources', 'Variables', 'Secrets', 'Roles', 'Role bindings', 'Recently deleted'].map((tab) => ({
+  ...[
+    'Dashboards',
+    'Ephemeral dashboards',
+    'Playlists',
+    'Datasources',
+    'Variables',
+    'Secrets',
+    'Roles',
+    'Role bindings',
+    'Recently deleted',
+  ].map((tab) => ({
     name: `project tab ${tab}`,
     path: `/projects/shop?tab=${{ Dashboards: 'dashboards', 'Ephemeral dashboards': 'ephemeraldashboards', Playlists: 'playlists', Datasources: 'datasources', Variables: 'variables', Secrets: 'secrets', Roles: 'roles', 'Role bindings': 'rolebindings', 'Recently deleted': 'deleted' }[tab]}`,
     ready: tabPanel(tab),
@@ -160,7 +202,11 @@ const VISITS: Visit[] = [
       await p.getByRole('button', { name: 'Save' }).waitFor();
     },
   },
-  { name: 'JSON/YAML editor', path: '/projects/shop/dashboards/overview/edit', ready: async (p) => p.locator('.cm-content').first().waitFor() },
+  {
+    name: 'JSON/YAML editor',
+    path: '/projects/shop/dashboards/overview/edit',
+    ready: async (p) => p.locator('.cm-content').first().waitFor(),
+  },
   { name: 'history', path: '/projects/shop/dashboards/overview/history', ready: async (p) => p.getByTestId('diff-fold').first().waitFor() },
   {
     name: 'explore',
@@ -197,7 +243,11 @@ const VISITS: Visit[] = [
     ready: tabPanel(tab),
   })),
   { name: 'groups, tokens and audit', path: '/admin/access', ready: async (p) => p.getByRole('heading', { name: 'Audit log' }).waitFor() },
-  { name: 'global datasource editor', path: '/global/globaldatasources/central/edit', ready: async (p) => p.locator('.cm-content').first().waitFor() },
+  {
+    name: 'global datasource editor',
+    path: '/global/globaldatasources/central/edit',
+    ready: async (p) => p.locator('.cm-content').first().waitFor(),
+  },
   { name: 'page not found', path: '/nowhere', ready: heading('Page not found') },
   // dialogs, menus and drawers, ours and Perses'
   {
@@ -324,21 +374,40 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
     v2.spec.duration = '3h';
     await stack.api('PUT', '/api/v1/projects/shop/dashboards/overview', v2);
     // a deleted one: the Recently deleted tab lists it
-    await stack.api('POST', '/api/v1/projects/shop/dashboards', { ...dashboard, metadata: { name: 'old', project: 'shop' }, spec: { ...dashboard.spec, display: { name: 'Old' } } });
+    await stack.api('POST', '/api/v1/projects/shop/dashboards', {
+      ...dashboard,
+      metadata: { name: 'old', project: 'shop' },
+      spec: { ...dashboard.spec, display: { name: 'Old' } },
+    });
     await stack.api('DELETE', '/api/v1/projects/shop/dashboards/old');
     await stack.api('POST', '/api/v1/projects/shop/playlists', {
       kind: 'Playlist',
       metadata: { name: 'wall', project: 'shop' },
       spec: { display: { name: 'Wall' }, interval: '1m', items: [{ dashboard: { name: 'overview' } }] },
     });
-    await stack.api('POST', '/api/v1/projects/shop/variables', { kind: 'Variable', metadata: { name: 'env', project: 'shop' }, spec: { kind: 'TextVariable', spec: { name: 'env', value: 'prod' } } });
-    await stack.api('POST', '/api/v1/projects/shop/secrets', { kind: 'Secret', metadata: { name: 'basic', project: 'shop' }, spec: { basicAuth: { username: 'u', password: 'p' } } });
+    await stack.api('POST', '/api/v1/projects/shop/variables', {
+      kind: 'Variable',
+      metadata: { name: 'env', project: 'shop' },
+      spec: { kind: 'TextVariable', spec: { name: 'env', value: 'prod' } },
+    });
+    await stack.api('POST', '/api/v1/projects/shop/secrets', {
+      kind: 'Secret',
+      metadata: { name: 'basic', project: 'shop' },
+      spec: { basicAuth: { username: 'u', password: 'p' } },
+    });
     await stack.api('POST', '/api/v1/globaldatasources', {
       kind: 'GlobalDatasource',
       metadata: { name: 'central' },
-      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } } },
+      spec: {
+        default: false,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } },
+      },
     });
-    await stack.api('POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'region' }, spec: { kind: 'TextVariable', spec: { name: 'region', value: 'eu' } } });
+    await stack.api('POST', '/api/v1/globalvariables', {
+      kind: 'GlobalVariable',
+      metadata: { name: 'region' },
+      spec: { kind: 'TextVariable', spec: { name: 'region', value: 'eu' } },
+    });
   });
 
   after(async () => {
@@ -377,7 +446,9 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
         await w.close();
       }
       const bad = findings.filter((f) => !KNOWN.some((k) => k.rule === f.rule && k.where(f)));
-      expect(bad.map((f) => `${f.page}: ${f.rule} (${f.impact}) ${f.target}\n   ${f.html}\n   ${f.summary.replace(/\n/g, ' ')}`).join('\n')).to.equal('');
+      expect(
+        bad.map((f) => `${f.page}: ${f.rule} (${f.impact}) ${f.target}\n   ${f.html}\n   ${f.summary.replace(/\n/g, ' ')}`).join('\n'),
+      ).to.equal('');
     });
   }
 
@@ -391,7 +462,11 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
         if (!el || el === document.body) return { name: '', role: '', ring: false, opacity: '1' };
         const labelled = el.getAttribute('aria-labelledby');
         const name =
-          el.getAttribute('aria-label') ?? (labelled ? document.getElementById(labelled)?.textContent : undefined) ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? '';
+          el.getAttribute('aria-label') ??
+          (labelled ? document.getElementById(labelled)?.textContent : undefined) ??
+          (el as HTMLInputElement).labels?.[0]?.textContent ??
+          el.textContent ??
+          '';
         const style = getComputedStyle(el);
         let opacity = 1;
         for (let e: Element | null = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
@@ -446,7 +521,10 @@ describe('web UI accessibility (Chromium, axe-core)', function () {
       // a panel's actions: reached by Tab, shown once focused; full screen and back
       const full = await tabTo(/^toggle panel Targets up view mode$/);
       expect(full.opacity, 'the focused panel action is shown').to.equal('1');
-      expect(await page.getByRole('button', { name: 'toggle panel Target count view mode' }).evaluate((el) => getComputedStyle(el).opacity), 'the actions of another panel stay hidden').to.equal('0');
+      expect(
+        await page.getByRole('button', { name: 'toggle panel Target count view mode' }).evaluate((el) => getComputedStyle(el).opacity),
+        'the actions of another panel stay hidden',
+      ).to.equal('0');
       await page.keyboard.press('Enter');
       await panelSection(w, 'About').waitFor({ state: 'hidden' });
       await page.keyboard.press('Enter');

@@ -61,7 +61,9 @@ describe('web UI administration (Chromium, auth on)', function () {
     await page.getByRole('button', { name: 'Actions for shared-prometheus' }).click();
     await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
     const confirm = await dialogTitled(page, /Delete global datasource/);
-    await waitFor('the consequences', async () => (await confirm.getByTestId('delete-consequences').innerText()).includes('history is kept'));
+    await waitFor('the consequences', async () =>
+      (await confirm.getByTestId('delete-consequences').innerText()).includes('history is kept'),
+    );
     expect(await confirm.getByTestId('delete-consequences').innerText())
       .to.contain('Administration → “Recently deleted”')
       .and.not.contain('in the project');
@@ -93,7 +95,10 @@ describe('web UI administration (Chromium, auth on)', function () {
     await dialog.getByLabel('Token').fill('t0ken');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'token').waitFor();
-    expect((await stack.api('GET', '/api/v1/globalsecrets/token')).body.spec.authorization).to.deep.equal({ type: 'Bearer', credentials: '<secret>' });
+    expect((await stack.api('GET', '/api/v1/globalsecrets/token')).body.spec.authorization).to.deep.equal({
+      type: 'Bearer',
+      credentials: '<secret>',
+    });
 
     await signUp(stack.s, 'auditor');
     await page.getByRole('tab', { name: 'Roles', exact: true }).click();
@@ -112,7 +117,10 @@ describe('web UI administration (Chromium, auth on)', function () {
     await page.getByRole('option', { name: 'auditor' }).click();
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'auditors').waitFor();
-    expect((await stack.api('GET', '/api/v1/globalrolebindings/auditors')).body.spec).to.deep.equal({ role: 'auditor', subjects: [{ kind: 'User', name: 'auditor' }] });
+    expect((await stack.api('GET', '/api/v1/globalrolebindings/auditors')).body.spec).to.deep.equal({
+      role: 'auditor',
+      subjects: [{ kind: 'User', name: 'auditor' }],
+    });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 

@@ -51,7 +51,11 @@ describe('web UI with authentication off (Chromium)', function () {
     const created = async (path: string, body: unknown) => expect((await s.api('POST', path, body)).status, path).to.equal(200);
     await created('/api/v1/projects/demo/variables', { kind: 'Variable', metadata: { name: 'env', project: 'demo' }, spec: text('node') });
     await created('/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'region' }, spec: text('eu') });
-    await created('/api/v1/projects/demo/dashboards', { kind: 'Dashboard', metadata: { name: 'vars', project: 'demo' }, spec: { duration: '1h', panels: {}, layouts: [] } });
+    await created('/api/v1/projects/demo/dashboards', {
+      kind: 'Dashboard',
+      metadata: { name: 'vars', project: 'demo' },
+      spec: { duration: '1h', panels: {}, layouts: [] },
+    });
     const lists: string[] = [];
     page.on('request', (r) => {
       const path = new URL(r.url()).pathname;

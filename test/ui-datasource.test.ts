@@ -19,7 +19,11 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'obs' }, spec: {} });
-    await stack.api('POST', '/api/v1/projects/obs/secrets', { kind: 'Secret', metadata: { name: 'prom-basic' }, spec: { basicAuth: { username: 'u', password: 'p' } } });
+    await stack.api('POST', '/api/v1/projects/obs/secrets', {
+      kind: 'Secret',
+      metadata: { name: 'prom-basic' },
+      spec: { basicAuth: { username: 'u', password: 'p' } },
+    });
     w = await openPage(stack.s.url);
     await signIn(w, 'admin', 'admin-password');
   });
@@ -51,11 +55,17 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     const stored = (await stack.api('GET', '/api/v1/projects/obs/datasources/main-prometheus')).body;
     expect(stored.spec.default).to.equal(true);
     expect(stored.spec.plugin.spec.proxy.spec.headers).to.deep.equal({ 'X-Scope-OrgID': 'team-a' });
-    expect(stored.spec.plugin.spec.proxy.spec.allowedEndpoints).to.deep.include({ endpointPattern: '/api/v1/status/buildinfo', method: 'GET' });
+    expect(stored.spec.plugin.spec.proxy.spec.allowedEndpoints).to.deep.include({
+      endpointPattern: '/api/v1/status/buildinfo',
+      method: 'GET',
+    });
     // the dialog now edits what it saved: another Save & test updates it (version 1)
     await dialog.getByLabel('Display name').fill('Main Prometheus (eu)');
     await dialog.getByRole('button', { name: 'Save & test' }).click();
-    await waitFor('the second test', async () => (await stack.api('GET', '/api/v1/projects/obs/datasources/main-prometheus')).body.metadata.version === 1);
+    await waitFor(
+      'the second test',
+      async () => (await stack.api('GET', '/api/v1/projects/obs/datasources/main-prometheus')).body.metadata.version === 1,
+    );
     await dialog.getByRole('button', { name: 'Close' }).click();
     await waitFor('the row with the new title', async () =>
       (
@@ -79,7 +89,9 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     const result = dialog.getByTestId('datasource-test');
     await result.waitFor();
     // the very message dashplane's proxy answers
-    const direct = await stack.s.api('GET', '/proxy/projects/obs/datasources/main-prometheus/api/v1/status/buildinfo', undefined, { authorization: `Bearer ${stack.admin!.access_token}` });
+    const direct = await stack.s.api('GET', '/proxy/projects/obs/datasources/main-prometheus/api/v1/status/buildinfo', undefined, {
+      authorization: `Bearer ${stack.admin!.access_token}`,
+    });
     expect(direct.status).to.equal(502);
     expect(await result.innerText()).to.equal(`Saved, but the test failed: 502 Bad Gateway: ${direct.body.message}`);
     await w.screenshot('datasource-test-unreachable');
@@ -89,7 +101,9 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     await dialog.getByLabel('Prometheus URL').fill(stack.prom.url);
     await dialog.getByRole('button', { name: 'Remove endpoint GET /api/v1/status/buildinfo' }).click();
     await dialog.getByRole('button', { name: 'Save & test' }).click();
-    await waitFor('the test through a query', async () => /^Saved and tested: Prometheus answered POST \/api\/v1\/query in \d+ ms\.$/.test(await result.innerText()));
+    await waitFor('the test through a query', async () =>
+      /^Saved and tested: Prometheus answered POST \/api\/v1\/query in \d+ ms\.$/.test(await result.innerText()),
+    );
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // no endpoint a test can use: the proxy's refusal is shown as it answers
@@ -127,7 +141,9 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     await dialog.getByRole('button', { name: 'Save & test' }).click();
     await dialog.getByTestId('datasource-test').waitFor();
     expect(await dialog.getByTestId('datasource-test').innerText()).to.match(/^Saved and tested: Prometheus 2\./);
-    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/with-auth')).body.spec.plugin.spec.proxy.spec.secret).to.equal('prom-basic');
+    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/with-auth')).body.spec.plugin.spec.proxy.spec.secret).to.equal(
+      'prom-basic',
+    );
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
@@ -150,7 +166,9 @@ describe('web UI datasource form and Save & test (Chromium, real Prometheus)', f
     const text = await result.innerText();
     expect(text).to.match(new RegExp(`^Saved, not tested: this page cannot call ${stack.prom.url.replace(/[.]/g, '\\.')}: `));
     expect(text).to.contain("Content-Security-Policy (connect-src 'self')").and.not.contain('No answer');
-    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/direct-prom')).body.spec.plugin.spec.directUrl).to.equal(stack.prom.url);
+    expect((await stack.api('GET', '/api/v1/projects/obs/datasources/direct-prom')).body.spec.plugin.spec.directUrl).to.equal(
+      stack.prom.url,
+    );
     await w.screenshot('datasource-direct-url');
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);

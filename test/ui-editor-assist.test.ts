@@ -24,7 +24,8 @@ describe('editor: cursor context and JSON Schema assistance', () => {
   after(async () => s?.stop());
 
   it('finds the path in block YAML: keys, values, sequence items', () => {
-    const doc = 'spec:\n  panels:\n    a:\n      spec:\n        queries:\n          - kind: TimeSeriesQuery\n            spec:\n              plugin:\n                kind: X\n                sp|';
+    const doc =
+      'spec:\n  panels:\n    a:\n      spec:\n        queries:\n          - kind: TimeSeriesQuery\n            spec:\n              plugin:\n                kind: X\n                sp|';
     const c = yamlContext(at(doc).text, at(doc).pos);
     expect(c).to.include({ atKey: true, prefix: 'sp' });
     expect(c.parent).to.deep.equal(['spec', 'panels', 'a', 'spec', 'queries', 0, 'spec', 'plugin']);
@@ -52,8 +53,12 @@ describe('editor: cursor context and JSON Schema assistance', () => {
   });
 
   it("follows a plugin object into its plugin's schema, and lists enumerated values", async () => {
-    const data = { spec: { panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom' } } } } } } } };
-    const keys = (await keySuggestions(dashboard, ['spec', 'panels', 'a', 'spec', 'plugin', 'spec', 'legend'], data, plugins)).map((k) => k.key);
+    const data = {
+      spec: { panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom' } } } } } } },
+    };
+    const keys = (await keySuggestions(dashboard, ['spec', 'panels', 'a', 'spec', 'plugin', 'spec', 'legend'], data, plugins)).map(
+      (k) => k.key,
+    );
     expect(keys).to.include.members(['mode', 'size']).and.not.include('position');
     const values = await valueSuggestions(dashboard, ['spec', 'panels', 'a', 'spec', 'plugin', 'spec', 'legend', 'mode'], data, plugins);
     expect(values.map((v) => v.value)).to.deep.equal(['list', 'table']);

@@ -57,7 +57,11 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
   before(async () => {
     s = await startTestServer();
     await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} });
-    const r = await s.api('POST', '/api/v1/projects/p/dashboards', { kind: 'Dashboard', metadata: { name: 'd' }, spec: { display: { name: 'D' }, duration: '1h', panels: {}, layouts: [] } });
+    const r = await s.api('POST', '/api/v1/projects/p/dashboards', {
+      kind: 'Dashboard',
+      metadata: { name: 'd' },
+      spec: { display: { name: 'D' }, duration: '1h', panels: {}, layouts: [] },
+    });
     expect(r.status, r.text).to.equal(200);
     w = await openPage(s.url);
   });
@@ -113,10 +117,15 @@ describe('web UI resource editor (Chromium, CodeMirror + JSON Schema)', function
     await page.keyboard.press('Enter');
     await page.keyboard.type('mo');
     await completions(page).filter({ hasText: /^mode/ }).waitFor();
-    expect(await completions(page).allInnerTexts()).to.satisfy((l: string[]) => l.some((t) => t.startsWith('mode')) && !l.some((t) => t.startsWith('position')));
+    expect(await completions(page).allInnerTexts()).to.satisfy(
+      (l: string[]) => l.some((t) => t.startsWith('mode')) && !l.some((t) => t.startsWith('position')),
+    );
     await completions(page).filter({ hasText: /^mode/ }).click();
     await page.keyboard.press('Control+Space');
-    await waitFor('the allowed values', async () => (await completions(page).allInnerTexts()).map((t) => t.trim()).join(',') === 'list,table');
+    await waitFor(
+      'the allowed values',
+      async () => (await completions(page).allInnerTexts()).map((t) => t.trim()).join(',') === 'list,table',
+    );
     await page.keyboard.type('ta');
     await waitFor('only "table" left', async () => (await completions(page).allInnerTexts()).map((t) => t.trim()).join(',') === 'table');
     // a click (Enter is ignored for a moment after the list changes, so fast typing is not taken as a choice)

@@ -14,7 +14,10 @@ import { signIn, startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { waitFor } from './helpers/wait.js';
 
 const promql = (page: Page) => page.getByTestId('explore').locator('.cm-content').first();
-const prometheus = (url: string, isDefault: boolean) => ({ default: isDefault, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url } } } } });
+const prometheus = (url: string, isDefault: boolean) => ({
+  default: isDefault,
+  plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url } } } },
+});
 
 describe('web UI: where Explore starts, and panels whose datasource is missing (Chromium, real Prometheus)', function () {
   needsPrograms('chromium', 'prometheus', 'node-exporter');
@@ -29,7 +32,11 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     await signUp(stack.s, 'newcomer');
     // dev's only project, with one Prometheus datasource that is not the default
     await stack.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'team' }, spec: {} });
-    await stack.api('POST', '/api/v1/projects/team/datasources', { kind: 'Datasource', metadata: { name: 'team-prometheus', project: 'team' }, spec: prometheus(stack.prom.url, false) });
+    await stack.api('POST', '/api/v1/projects/team/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'team-prometheus', project: 'team' },
+      spec: prometheus(stack.prom.url, false),
+    });
     await stack.api('POST', '/api/v1/projects/team/rolebindings', {
       kind: 'RoleBinding',
       metadata: { name: 'dev', project: 'team' },
@@ -37,7 +44,11 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     });
     // an admin's project and a global datasource dev may not see
     await stack.project('admins');
-    await stack.api('POST', '/api/v1/globaldatasources', { kind: 'GlobalDatasource', metadata: { name: 'global-prometheus' }, spec: prometheus(stack.prom.url, true) });
+    await stack.api('POST', '/api/v1/globaldatasources', {
+      kind: 'GlobalDatasource',
+      metadata: { name: 'global-prometheus' },
+      spec: prometheus(stack.prom.url, true),
+    });
     w = await openPage(stack.s.url);
   });
 
@@ -108,7 +119,9 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     expect(new URL(page.url()).pathname).to.equal('/explore');
     // a project of their own without a datasource: what to add, and where
     const newcomer = await login(stack.s, 'newcomer');
-    expect((await stack.s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'mine' }, spec: {} }, bearer(newcomer))).status).to.equal(200);
+    expect(
+      (await stack.s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'mine' }, spec: {} }, bearer(newcomer))).status,
+    ).to.equal(200);
     await page.goto('/projects/mine/explore');
     await waitFor('the hint', async () =>
       /^Project “mine” has no Prometheus datasource to query, and there is no global one: add one in its Datasources tab, or choose another project above\.$/.test(
@@ -117,7 +130,9 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     );
     await page.goto('/explore');
     await waitFor('the hint', async () =>
-      (await hint.innerText().catch(() => '')).startsWith("None of your projects has a datasource to query: add one in a project's Datasources tab (for example mine)"),
+      (await hint.innerText().catch(() => '')).startsWith(
+        "None of your projects has a datasource to query: add one in a project's Datasources tab (for example mine)",
+      ),
     );
   });
 
@@ -125,19 +140,31 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     const { page } = w;
     await w.context.clearCookies();
     await signIn(w, 'dev', 'dev-password');
-    const query = (datasource?: unknown) => ({ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', ...(datasource ? { datasource } : {}) } } } });
-    const panel = (name: string, datasource?: unknown) => ({ kind: 'Panel', spec: { display: { name }, plugin: { kind: 'TimeSeriesChart', spec: {} }, queries: [query(datasource)] } });
+    const query = (datasource?: unknown) => ({
+      kind: 'TimeSeriesQuery',
+      spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up', ...(datasource ? { datasource } : {}) } } },
+    });
+    const panel = (name: string, datasource?: unknown) => ({
+      kind: 'Panel',
+      spec: { display: { name }, plugin: { kind: 'TimeSeriesChart', spec: {} }, queries: [query(datasource)] },
+    });
     await stack.api('POST', '/api/v1/projects/team/dashboards', {
       kind: 'Dashboard',
       metadata: { name: 'typo', project: 'team' },
       spec: {
         duration: '1h',
         panels: { a: panel('Typo', { kind: 'PrometheusDatasource', name: 'prometheus-typo' }), b: panel('No default') },
-        layouts: [{ kind: 'Grid', spec: { items: ['a', 'b'].map((k, i) => ({ x: i * 12, y: 0, width: 12, height: 6, content: { $ref: `#/spec/panels/${k}` } })) } }],
+        layouts: [
+          {
+            kind: 'Grid',
+            spec: { items: ['a', 'b'].map((k, i) => ({ x: i * 12, y: 0, width: 12, height: 6, content: { $ref: `#/spec/panels/${k}` } })) },
+          },
+        ],
       },
     });
     await page.goto('/projects/team/dashboards/typo');
-    const section = (title: string) => page.locator('section[data-testid="panel"]').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
+    const section = (title: string) =>
+      page.locator('section[data-testid="panel"]').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
     await section('Typo').waitFor();
     const shownAt = Date.now();
     await section('Typo').getByText('This panel asks for datasource').waitFor({ timeout: 2_000 });
@@ -146,7 +173,9 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
       'This panel asks for datasource "prometheus-typo" of kind PrometheusDatasource, which is not in project "team" (the global datasources could not be checked): create it, or pick another.',
     );
     // team's datasource is not the default, and dev may not read the global default
-    await section('No default').getByText('This panel asks for the default datasource of kind PrometheusDatasource').waitFor({ timeout: 2_000 });
+    await section('No default')
+      .getByText('This panel asks for the default datasource of kind PrometheusDatasource')
+      .waitFor({ timeout: 2_000 });
     expect(after, 'ms from the panel to its sentence').to.be.below(2_000);
     await w.screenshot('panel-missing-datasource');
   });
@@ -168,7 +197,11 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
   });
   it('starts a new query on the datasource last queried in the project', async () => {
     const { page } = w;
-    await stack.api('POST', '/api/v1/projects/team/datasources', { kind: 'Datasource', metadata: { name: 'team-second', project: 'team' }, spec: prometheus(stack.prom.url, false) });
+    await stack.api('POST', '/api/v1/projects/team/datasources', {
+      kind: 'Datasource',
+      metadata: { name: 'team-second', project: 'team' },
+      spec: prometheus(stack.prom.url, false),
+    });
     await w.context.clearCookies();
     await page.evaluate(() => localStorage.removeItem('dashplane.explore'));
     await signIn(w, 'dev', 'dev-password');

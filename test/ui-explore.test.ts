@@ -43,7 +43,10 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
     await stack.api('POST', '/api/v1/globaldatasources', {
       kind: 'GlobalDatasource',
       metadata: { name: 'global-prometheus' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } } },
+      spec: {
+        default: true,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } },
+      },
     });
     w = await openPage(stack.s.url);
     await signIn(w, 'admin', 'admin-password');
@@ -80,7 +83,9 @@ describe('web UI Explore (Chromium, real Prometheus)', function () {
   it('runs against the global datasources when no project is chosen', async () => {
     const { page } = w;
     // the query goes to the global default datasource's proxy
-    const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/proxy/globaldatasources/global-prometheus/api/v1/query' && r.status() === 200);
+    const asked = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/proxy/globaldatasources/global-prometheus/api/v1/query' && r.status() === 200,
+    );
     await page.getByLabel('Datasources of').click();
     await page.getByRole('option', { name: 'global datasources only' }).click();
     await page.waitForURL((u) => u.pathname === '/explore');

@@ -13,10 +13,17 @@ function bigDashboard(title: string) {
   const panels: Record<string, unknown> = {};
   const items: unknown[] = [];
   for (let i = 0; i < 30; i++) {
-    panels[`p${i}`] = { kind: 'Panel', spec: { display: { name: `Panel ${i}`, description: `about ${i}` }, plugin: { kind: 'Markdown', spec: { text: `# Panel ${i}` } } } };
+    panels[`p${i}`] = {
+      kind: 'Panel',
+      spec: { display: { name: `Panel ${i}`, description: `about ${i}` }, plugin: { kind: 'Markdown', spec: { text: `# Panel ${i}` } } },
+    };
     items.push({ x: (i % 2) * 12, y: Math.floor(i / 2) * 4, width: 12, height: 4, content: { $ref: `#/spec/panels/p${i}` } });
   }
-  return { kind: 'Dashboard', metadata: { name: 'big', project: 'h' }, spec: { display: { name: title }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }] } };
+  return {
+    kind: 'Dashboard',
+    metadata: { name: 'big', project: 'h' },
+    spec: { display: { name: title }, duration: '1h', panels, layouts: [{ kind: 'Grid', spec: { items } }] },
+  };
 }
 
 /** The same value with the keys of every object in reverse order. */
@@ -50,8 +57,16 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'h' }, spec: {} });
     await signUp(s, 'eve');
     await signUp(s, 'vic');
-    await api('POST', '/api/v1/projects/h/rolebindings', { kind: 'RoleBinding', metadata: { name: 'eve' }, spec: { role: 'editor', subjects: [{ kind: 'User', name: 'eve' }] } });
-    await api('POST', '/api/v1/projects/h/rolebindings', { kind: 'RoleBinding', metadata: { name: 'vic' }, spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'vic' }] } });
+    await api('POST', '/api/v1/projects/h/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'eve' },
+      spec: { role: 'editor', subjects: [{ kind: 'User', name: 'eve' }] },
+    });
+    await api('POST', '/api/v1/projects/h/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'vic' },
+      spec: { role: 'viewer', subjects: [{ kind: 'User', name: 'vic' }] },
+    });
     // version 0 by admin (no manager: api); version 1 by admin through dashctl, every key in another order and one real change
     await api('POST', '/api/v1/projects/h/dashboards', bigDashboard('Big'));
     const v1 = reversedKeys(bigDashboard('Big (renamed)'));
@@ -101,7 +116,10 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await page.goto('/projects/h/dashboards/big/history');
     await waitFor('three versions', async () => (await page.getByTestId('version-row').count()) === 3);
     await waitFor('the current author', async () => (await row(2).getByTestId('version-by').innerText()) === 'eve');
-    const cells = async (v: number) => [await row(v).getByTestId('version-by').innerText(), await row(v).getByTestId('version-manager').innerText()];
+    const cells = async (v: number) => [
+      await row(v).getByTestId('version-by').innerText(),
+      await row(v).getByTestId('version-manager').innerText(),
+    ];
     expect(await cells(2)).to.deep.equal(['eve', 'web-ui']);
     expect(await cells(1)).to.deep.equal(['admin', 'dashctl']);
     expect(await cells(0)).to.deep.equal(['admin', 'api']);
@@ -111,11 +129,16 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
   it('shows one change for one change, whatever the key order, and folds the unchanged lines', async () => {
     const { page } = w;
     // as stored, versions 0 and 1 differ on most lines (every key moved)
-    const [a, b] = await Promise.all([0, 1].map(async (v) => stringify((await api('GET', `/api/v1/projects/h/dashboards/big/versions/${v}`)).body).split('\n')));
+    const [a, b] = await Promise.all(
+      [0, 1].map(async (v) => stringify((await api('GET', `/api/v1/projects/h/dashboards/big/versions/${v}`)).body).split('\n')),
+    );
     expect(a.filter((l, i) => l !== b[i]).length, 'raw YAML lines that differ').to.be.greaterThan(100);
     await page.getByRole('radio', { name: 'compare version 0 on the left' }).check();
     await page.getByRole('radio', { name: 'compare version 1 on the right' }).check();
-    await waitFor('the summary', async () => (await page.getByTestId('diff-summary').innerText()) === '1 change: 1 line removed, 1 added (key order is ignored).');
+    await waitFor(
+      'the summary',
+      async () => (await page.getByTestId('diff-summary').innerText()) === '1 change: 1 line removed, 1 added (key order is ignored).',
+    );
     expect(await page.locator('[data-diff="changed"]').count()).to.equal(1);
     const changed = await page.locator('[data-diff="changed"]').innerText();
     expect(changed).to.contain('name: Big').and.to.contain('name: Big (renamed)');
@@ -144,7 +167,13 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     const deleted = page.locator('[data-testid="deleted-row"][data-name="big"]');
     await deleted.waitFor();
     // by its title, its name beside it
-    expect((await deleted.innerText()).split('\t').map((c) => c.trim())).to.include.members(['Big (renamed)big', 'Dashboard', '2', 'eve', 'web-ui']);
+    expect((await deleted.innerText()).split('\t').map((c) => c.trim())).to.include.members([
+      'Big (renamed)big',
+      'Dashboard',
+      '2',
+      'eve',
+      'web-ui',
+    ]);
     await w.screenshot('history-recently-deleted');
     await deleted.getByRole('link', { name: 'History' }).click();
     await page.waitForURL(/\/projects\/h\/dashboards\/big\/history$/);
@@ -186,7 +215,10 @@ describe('web UI history and recently deleted (Chromium, auth on)', function () 
     await api('DELETE', '/api/v1/globaldatasources/shared');
     await page.goto('/admin?tab=deleted');
     await page.locator('[data-testid="deleted-row"][data-name="shared"]').waitFor();
-    expect(await page.getByText('You may not manage any global object.').count(), 'an administrator is not told she may manage nothing').to.equal(0);
+    expect(
+      await page.getByText('You may not manage any global object.').count(),
+      'an administrator is not told she may manage nothing',
+    ).to.equal(0);
     await page.getByRole('button', { name: 'Restore shared' }).click();
     await page.getByTestId('undeleted').waitFor();
     expect((await api('GET', '/api/v1/globaldatasources/shared')).body.spec.plugin.spec.directUrl).to.equal('http://prom.example:9090');

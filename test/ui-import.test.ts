@@ -42,7 +42,10 @@ function requestTracker(page: Page): { settled(): Promise<void> } {
   };
   page.on('requestfinished', done);
   page.on('requestfailed', done);
-  return { settled: () => waitFor('the page requests to settle', () => inFlight <= 0 && Date.now() - last > 750, 60_000, 100).then(() => undefined) };
+  return {
+    settled: () =>
+      waitFor('the page requests to settle', () => inFlight <= 0 && Date.now() - last > 750, 60_000, 100).then(() => undefined),
+  };
 }
 
 /** Scrolls to the bottom of the dashboard, letting each screenful's queries finish. */
@@ -81,7 +84,13 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
       metadata: { name: 'prometheus' },
       // scrapeInterval 1s (Prometheus here scrapes every second): Perses' minimum step, so the
       // newest step of a short range holds samples right after Prometheus starts
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: monitoring.prom.url } } } } },
+      spec: {
+        default: true,
+        plugin: {
+          kind: 'PrometheusDatasource',
+          spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: monitoring.prom.url } } },
+        },
+      },
     });
     w = await openPage(s.url);
     tracker = requestTracker(w.page);
@@ -135,8 +144,19 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
       uid: 'not-all-drawn',
       panels: [
         ...GRAFANA_EXPORT.panels,
-        { type: 'geomap', title: 'Visitors', gridPos: { x: 0, y: 6, w: 12, h: 6 }, targets: [{ refId: 'A', expr: 'sum by (country) (visits)' }] },
-        { type: 'timeseries', title: 'Random walk', datasource: { type: 'testdata', uid: 'td' }, gridPos: { x: 12, y: 6, w: 12, h: 6 }, targets: [{ refId: 'A', scenarioId: 'random_walk' }] },
+        {
+          type: 'geomap',
+          title: 'Visitors',
+          gridPos: { x: 0, y: 6, w: 12, h: 6 },
+          targets: [{ refId: 'A', expr: 'sum by (country) (visits)' }],
+        },
+        {
+          type: 'timeseries',
+          title: 'Random walk',
+          datasource: { type: 'testdata', uid: 'td' },
+          gridPos: { x: 12, y: 6, w: 12, h: 6 },
+          targets: [{ refId: 'A', scenarioId: 'random_walk' }],
+        },
       ],
     };
     await page.goto('/projects/imported/import?start=5m');
@@ -144,8 +164,11 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     await page.getByTestId('import-preview').click();
     await page.getByTestId('report-summary').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('report-drawn').innerText()).to.equal('drawn here: 2 of 4 panels');
-    expect(await page.getByTestId('import-not-drawn').innerText()).to.equal('2 panels are not drawn by this web UI (the report says why): geomap "Visitors", timeseries "Random walk".');
-    const lines = async (row: string) => (await page.getByTestId('report-row').filter({ hasText: row }).getByTestId('report-not-drawn').innerText()).split(/\n+/);
+    expect(await page.getByTestId('import-not-drawn').innerText()).to.equal(
+      '2 panels are not drawn by this web UI (the report says why): geomap "Visitors", timeseries "Random walk".',
+    );
+    const lines = async (row: string) =>
+      (await page.getByTestId('report-row').filter({ hasText: row }).getByTestId('report-not-drawn').innerText()).split(/\n+/);
     expect(await lines('geomap "Visitors"')).to.deep.equal(['not drawn', 'only a text placeholder stands for it']);
     expect(await lines('timeseries "Random walk"')).to.deep.equal(['not drawn', 'none of its queries could be migrated: it shows no data']);
     // the preview shows what the report says: the placeholder's text, the other panels drawn
@@ -165,7 +188,9 @@ describe('web UI: importing Grafana dashboards (Chromium, real Prometheus)', fun
     writeFileSync(file, stringify(perses));
     await page.goto('/import');
     await page.getByTestId('import-file').setInputFiles(file);
-    await waitFor('the file in the text box', async () => (await page.getByLabel('dashboard text').inputValue()).includes('kind: Dashboard'));
+    await waitFor('the file in the text box', async () =>
+      (await page.getByLabel('dashboard text').inputValue()).includes('kind: Dashboard'),
+    );
     await page.getByTestId('import-preview').click();
     await page.getByText('This is already a Perses dashboard').waitFor();
     expect(await page.getByLabel('dashboard name').inputValue()).to.equal('uploaded');

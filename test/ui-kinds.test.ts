@@ -19,7 +19,14 @@ interface KindUi {
 }
 
 async function uiKinds(): Promise<{ KINDS: KindUi[]; ADMIN_KINDS: string[]; PROJECT_KIND_NAMES: string[]; ALL_KIND_NAMES: string[] }> {
-  const out = await build({ entryPoints: [join(PACKAGE_ROOT, 'ui', 'src', 'kinds.ts')], bundle: true, format: 'esm', platform: 'neutral', write: false, logLevel: 'silent' });
+  const out = await build({
+    entryPoints: [join(PACKAGE_ROOT, 'ui', 'src', 'kinds.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    logLevel: 'silent',
+  });
   return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
 }
 
@@ -44,7 +51,14 @@ describe('web UI: the list of kinds is the server’s', () => {
 
   it('the admin page lists the global kinds that have no page of their own', async () => {
     const { KINDS, ADMIN_KINDS } = await uiKinds();
-    expect(ADMIN_KINDS).to.include.members(['GlobalDatasource', 'GlobalVariable', 'GlobalSecret', 'GlobalRole', 'GlobalRoleBinding', 'User']);
+    expect(ADMIN_KINDS).to.include.members([
+      'GlobalDatasource',
+      'GlobalVariable',
+      'GlobalSecret',
+      'GlobalRole',
+      'GlobalRoleBinding',
+      'User',
+    ]);
     for (const name of ADMIN_KINDS) {
       const k = KINDS.find((x) => x.kind === name)!;
       expect(k.scope, name).to.equal('global');

@@ -21,7 +21,11 @@ async function scripts(page: Page): Promise<ScriptLoad[]> {
   return page.evaluate(() =>
     (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
       .filter((e) => new URL(e.name).pathname.endsWith('.js'))
-      .map((e) => ({ file: new URL(e.name).pathname.replace(/^\/assets\//, ''), transferred: e.encodedBodySize, decoded: e.decodedBodySize })),
+      .map((e) => ({
+        file: new URL(e.name).pathname.replace(/^\/assets\//, ''),
+        transferred: e.encodedBodySize,
+        decoded: e.decodedBodySize,
+      })),
   );
 }
 
@@ -35,7 +39,8 @@ const HEAVY = /^(echarts|DashboardPage)-/;
  * datasource editors, the custom time range calendar, the download serializer (yaml), the
  * Markdown panel (ui/src/perses/edit-on-demand.tsx, ui/vite.config.ts).
  */
-const ON_DEMAND = /^(dashboard-editing|PromQLEditor|PrometheusTimeSeriesQueryEditor|EditVariablesButton|EditDatasourcesButton|DateTimeRangePicker|serializeDashboard|MarkdownPanel)-/;
+const ON_DEMAND =
+  /^(dashboard-editing|PromQLEditor|PrometheusTimeSeriesQueryEditor|EditVariablesButton|EditDatasourcesButton|DateTimeRangePicker|serializeDashboard|MarkdownPanel)-/;
 
 /**
  * Cold loads (a new browser, empty cache) of the sign-in, home, project and dashboard pages: the
@@ -61,7 +66,11 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
     await stack?.stop();
   });
 
-  async function cold(path: string, ready: (w: WatchedPage) => Promise<unknown>, signedIn: boolean): Promise<{ w: WatchedPage; loaded: ScriptLoad[] }> {
+  async function cold(
+    path: string,
+    ready: (w: WatchedPage) => Promise<unknown>,
+    signedIn: boolean,
+  ): Promise<{ w: WatchedPage; loaded: ScriptLoad[] }> {
     const w = await openPage(stack.s.url);
     if (signedIn) await signIn(w, 'admin', 'admin-password');
     await w.page.goto(path);
@@ -77,7 +86,11 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
     it(`loads the ${name} page without the chart libraries, brotli-compressed`, async () => {
       const { w, loaded } = await cold(path, ready, signedIn);
       try {
-        figures[name] = { scripts: loaded.length, jsTransferredKB: kb(sum(loaded, 'transferred')), jsDecodedKB: kb(sum(loaded, 'decoded')) };
+        figures[name] = {
+          scripts: loaded.length,
+          jsTransferredKB: kb(sum(loaded, 'transferred')),
+          jsDecodedKB: kb(sum(loaded, 'decoded')),
+        };
         expect(loaded.map((s) => s.file).filter((f) => HEAVY.test(f))).to.deep.equal([]);
         // the browser asked for br and got it: far fewer bytes on the wire than decoded
         expect(sum(loaded, 'transferred')).to.be.lessThan(sum(loaded, 'decoded') / 2.5);
@@ -95,7 +108,10 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
       '/projects/perses/dashboards/Demo?var-job=node',
       (x) =>
         // the first panel with its chart drawn, timed in the page (to the animation frame)
-        x.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, { polling: 'raf', timeout: 60_000 }),
+        x.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, {
+          polling: 'raf',
+          timeout: 60_000,
+        }),
       true,
     );
     try {
@@ -117,7 +133,10 @@ describe('web UI cold load: split bundle, precompressed assets (Chromium)', func
   it('views a dashboard without the code of editing; edit mode and the panel editor load it when used', async () => {
     const { w, loaded } = await cold(
       '/projects/perses/dashboards/Demo?var-job=node',
-      (x) => x.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, { timeout: 60_000 }),
+      (x) =>
+        x.page.waitForFunction(() => document.querySelector('section[data-testid="panel"] canvas') !== null, undefined, {
+          timeout: 60_000,
+        }),
       true,
     );
     try {

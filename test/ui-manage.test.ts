@@ -116,7 +116,10 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     });
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const confirm = page.getByRole('button', { name: 'Save Changes' });
-    await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
+    await waitFor(
+      'the save confirmation or the saved notice',
+      async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0,
+    );
     if ((await confirm.count()) > 0) await confirm.click();
     await waitFor('the saved notice', async () =>
       /Saved: version 1/.test(
@@ -143,7 +146,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     const rename = page.getByRole('dialog', { name: /Rename/ });
     await rename.getByLabel('Display name').fill('Service health (prod)');
     await rename.getByRole('button', { name: 'Rename' }).click();
-    await waitFor('the new title in the row', async () => (await row(page, 'service-health').innerText()).includes('Service health (prod)'));
+    await waitFor('the new title in the row', async () =>
+      (await row(page, 'service-health').innerText()).includes('Service health (prod)'),
+    );
     await menu(page, 'service-health', 'Duplicate');
     const dup = page.getByRole('dialog', { name: /Duplicate/ });
     await dup.getByLabel('Into project').click();
@@ -173,7 +178,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     const leaf = page.getByTestId('folder-dashboard').filter({ hasText: 'Service health (prod)' });
     await leaf.waitFor();
     await w.screenshot('manage-folder-tree');
-    expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([{ kind: 'Dashboard', name: 'service-health' }]);
+    expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([
+      { kind: 'Dashboard', name: 'service-health' },
+    ]);
     // the tree may re-render (the folder's watch event) just as the link is clicked: click until it opens
     // (the dashboard page may add its time range to the URL as query parameters)
     const opened = () => /\/projects\/team-rocket\/dashboards\/service-health(?:\?.*)?$/.test(page.url());
@@ -202,12 +209,16 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await page.goto('/projects/team-rocket');
     await menu(page, 'service-health', 'Delete');
     const dialog = page.getByRole('dialog', { name: /Delete dashboard/ });
-    await waitFor('the consequences', async () => (await dialog.getByTestId('delete-consequences').innerText()).includes('removed from the folder “Services”'));
+    await waitFor('the consequences', async () =>
+      (await dialog.getByTestId('delete-consequences').innerText()).includes('removed from the folder “Services”'),
+    );
     expect(await dialog.innerText()).to.contain('Recently deleted');
     await w.screenshot('manage-delete-dashboard');
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await row(page, 'service-health').waitFor({ state: 'detached' });
-    expect((await stack.s.api('GET', '/api/v1/projects/team-rocket/dashboards/service-health', undefined, bearer(stack.admin!))).status).to.equal(404);
+    expect(
+      (await stack.s.api('GET', '/api/v1/projects/team-rocket/dashboards/service-health', undefined, bearer(stack.admin!))).status,
+    ).to.equal(404);
     expect((await stack.api('GET', '/api/v1/projects/team-rocket/folders/services')).body.spec.items).to.deep.equal([]);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
@@ -222,7 +233,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'prom').waitFor();
     expect(await row(page, 'prom').innerText()).to.contain('PrometheusDatasource');
-    expect((await stack.api('GET', '/api/v1/projects/team-rocket/datasources/prom')).body.spec.plugin.spec.proxy.spec.url).to.equal(stack.prom.url);
+    expect((await stack.api('GET', '/api/v1/projects/team-rocket/datasources/prom')).body.spec.plugin.spec.proxy.spec.url).to.equal(
+      stack.prom.url,
+    );
 
     await page.getByRole('tab', { name: 'Variables' }).click();
     await page.getByRole('button', { name: 'New variable' }).click();
@@ -260,7 +273,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await dialog.getByTestId('name-field').fill('dash-reader');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'dash-reader').waitFor();
-    expect((await stack.api('GET', '/api/v1/projects/team-rocket/roles/dash-reader')).body.spec.permissions).to.deep.equal([{ actions: ['read'], scopes: ['Dashboard'] }]);
+    expect((await stack.api('GET', '/api/v1/projects/team-rocket/roles/dash-reader')).body.spec.permissions).to.deep.equal([
+      { actions: ['read'], scopes: ['Dashboard'] },
+    ]);
 
     await signUp(stack.s, 'viewer');
     await page.getByRole('tab', { name: 'Role bindings' }).click();
@@ -273,7 +288,10 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await dialog.getByLabel('Users').press('Enter');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await row(page, 'viewers').waitFor();
-    expect((await stack.api('GET', '/api/v1/projects/team-rocket/rolebindings/viewers')).body.spec).to.deep.equal({ role: 'viewer', subjects: [{ kind: 'User', name: 'viewer' }] });
+    expect((await stack.api('GET', '/api/v1/projects/team-rocket/rolebindings/viewers')).body.spec).to.deep.equal({
+      role: 'viewer',
+      subjects: [{ kind: 'User', name: 'viewer' }],
+    });
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
@@ -386,7 +404,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
       const error = page.getByTestId('save-error');
       await waitFor('the confirmation or the error', async () => (await confirm.count()) > 0 || (await error.count()) > 0);
       if ((await confirm.count()) > 0) await confirm.click();
-      await waitFor('the reason on the page', async () => /^Not saved: .*forbidden|^Not saved: .*may not|^Not saved: .*permission/i.test(await error.innerText().catch(() => '')));
+      await waitFor('the reason on the page', async () =>
+        /^Not saved: .*forbidden|^Not saved: .*may not|^Not saved: .*permission/i.test(await error.innerText().catch(() => '')),
+      );
       expect(await confirm.count()).to.equal(0);
       // still in edit mode, with the changes
       expect(await page.getByRole('button', { name: 'Save', exact: true }).count()).to.equal(1);
@@ -409,7 +429,9 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await w.screenshot('manage-delete-project');
     await button.click();
     await page.waitForURL((u) => u.pathname === '/');
-    expect((await stack.s.api('GET', '/api/v1/projects/team-rocket', undefined, bearer(await login(stack.s, 'admin', 'admin-password')))).status).to.equal(404);
+    expect(
+      (await stack.s.api('GET', '/api/v1/projects/team-rocket', undefined, bearer(await login(stack.s, 'admin', 'admin-password')))).status,
+    ).to.equal(404);
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 });

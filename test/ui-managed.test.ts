@@ -35,9 +35,13 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
   const file = join(dir.path, 'dashboard.yaml');
   const apply = async (title: string, force = false) => {
     writeFileSync(file, stringify(dashboard(title)));
-    const r = await dashctl(join(dir.path, 'dashctl.json'), ['apply', '-f', file, '--create-project', ...(force ? ['--force-conflicts'] : [])], {
-      env: { DASHCTL_URL: s.url, DASHCTL_TOKEN: admin.access_token, DASHCTL_PROJECT: 'git' },
-    });
+    const r = await dashctl(
+      join(dir.path, 'dashctl.json'),
+      ['apply', '-f', file, '--create-project', ...(force ? ['--force-conflicts'] : [])],
+      {
+        env: { DASHCTL_URL: s.url, DASHCTL_TOKEN: admin.access_token, DASHCTL_PROJECT: 'git' },
+      },
+    );
     expect(r.code, show(r)).to.equal(0);
   };
   const stored = async () => (await s.api('GET', '/api/v1/projects/git/dashboards/from-git', undefined, bearer(admin))).body;
@@ -97,7 +101,10 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
     await renamePanel(page, 'Notes', 'Notes (edited)');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const perses = page.getByRole('button', { name: 'Save Changes' });
-    await waitFor('the save confirmation or the saved notice', async () => (await perses.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
+    await waitFor(
+      'the save confirmation or the saved notice',
+      async () => (await perses.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0,
+    );
     if ((await perses.count()) > 0) await perses.click();
     await waitFor('the saved notice', async () =>
       /Saved: version 1/.test(
@@ -117,7 +124,10 @@ describe('web UI: managed from Git (Chromium, real dashctl)', function () {
 
   it('shows the banner again as soon as the next (forced) apply arrives, on the open page', async () => {
     await apply('From Git, again', true);
-    await w.page.getByRole('navigation', { name: 'breadcrumb' }).getByRole('heading', { name: 'From Git, again', exact: true }).waitFor({ timeout: 15_000 });
+    await w.page
+      .getByRole('navigation', { name: 'breadcrumb' })
+      .getByRole('heading', { name: 'From Git, again', exact: true })
+      .waitFor({ timeout: 15_000 });
     await banner().waitFor();
     expect(await banner().innerText()).to.contain('version 2');
   });

@@ -105,7 +105,10 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
     await api('POST', '/api/v1/projects/imports/datasources', {
       kind: 'Datasource',
       metadata: { name: 'prometheus', project: 'imports' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9' } } } } },
+      spec: {
+        default: true,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9' } } } },
+      },
     });
     w = await openPage(s.url);
   });
@@ -138,7 +141,9 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
       await w.page.goto(`/projects/imports/dashboards/${name}/history`);
       await w.page.getByRole('radio', { name: 'compare version 0 on the left' }).check();
       await w.page.getByRole('radio', { name: 'compare version 1 on the right' }).check();
-      await waitFor('the summary', async () => (await w.page.getByTestId('diff-summary').innerText()).startsWith('1 change: 1 line removed, 1 added'));
+      await waitFor('the summary', async () =>
+        (await w.page.getByTestId('diff-summary').innerText()).startsWith('1 change: 1 line removed, 1 added'),
+      );
     });
 
     it('moves one panel into the free place beside it: only its column changes, in the stored rows', async () => {
@@ -180,7 +185,9 @@ describe('web UI: a save from the dashboard editor stores only the edit (Chromiu
       const changed = changedPaths(before, after);
       const newKey = Object.keys(after.spec.panels).find((k) => !(k in before.spec.panels))!;
       expect(after.spec.panels[newKey].spec.display.name).to.equal('MySQL Notes');
-      expect(changed.filter((p) => !p.startsWith(`spec.panels.${newKey}`))).to.deep.equal([`spec.layouts[0].spec.items[${before.spec.layouts[0].spec.items.length}]`]);
+      expect(changed.filter((p) => !p.startsWith(`spec.panels.${newKey}`))).to.deep.equal([
+        `spec.layouts[0].spec.items[${before.spec.layouts[0].spec.items.length}]`,
+      ]);
       expect(w.errors.filter((e) => !/Failed to load resource|proxy/.test(e))).to.deep.equal([]);
     });
   });

@@ -15,9 +15,13 @@ describe('web UI sign-in with an OIDC provider (Chromium)', function () {
 
   before(async function () {
     this.timeout(60_000);
-    idp = await startOidcProvider({ accounts: [{ sub: 'u-dana', preferred_username: 'dana', email: 'dana@corp.example', email_verified: true }] });
+    idp = await startOidcProvider({
+      accounts: [{ sub: 'u-dana', preferred_username: 'dana', email: 'dana@corp.example', email_verified: true }],
+    });
     s = await startAuthServer({
-      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([{ slug_id: 'corp', name: 'Corp SSO', client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer }]),
+      DASHPLANE_SECURITY_AUTHENTICATION_PROVIDERS_OIDC: JSON.stringify([
+        { slug_id: 'corp', name: 'Corp SSO', client_id: idp.clientId, client_secret: idp.clientSecret, issuer: idp.issuer },
+      ]),
     });
     idp.allowRedirectUri(`${s.url}/api/auth/providers/oidc/corp/callback`);
     w = await openPage(s.url);

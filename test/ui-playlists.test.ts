@@ -11,7 +11,12 @@ const dashboard = (name: string, title: string, tags: string[] = []) => ({
   spec: {
     display: { name: title },
     duration: '1h',
-    panels: { text: { kind: 'Panel', spec: { display: { name: `${title} panel` }, plugin: { kind: 'Markdown', spec: { text: `This is ${title}` } } } } },
+    panels: {
+      text: {
+        kind: 'Panel',
+        spec: { display: { name: `${title} panel` }, plugin: { kind: 'Markdown', spec: { text: `This is ${title}` } } },
+      },
+    },
     layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/text' } }] } }],
   },
 });
@@ -42,7 +47,8 @@ describe('web UI: playlists (Chromium, auth on)', function () {
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('wall', 'Wall');
-    for (const d of [dashboard('beta', 'Beta', ['tv']), dashboard('alpha', 'Alpha', ['tv']), dashboard('gamma', 'Gamma')]) await stack.api('POST', '/api/v1/projects/wall/dashboards', d);
+    for (const d of [dashboard('beta', 'Beta', ['tv']), dashboard('alpha', 'Alpha', ['tv']), dashboard('gamma', 'Gamma')])
+      await stack.api('POST', '/api/v1/projects/wall/dashboards', d);
     w = await openPage(stack.s.url);
     page = w.page;
     await signIn(w, 'admin', 'admin-password');
@@ -130,10 +136,16 @@ describe('web UI: playlists (Chromium, auth on)', function () {
     await waitForPlaying(page, 'gamma');
     const position = page.getByTestId('player-position');
     expect(await position.innerText()).to.equal('1 of 1 · every 1m · 1 skipped');
-    await stack.api('POST', '/api/v1/projects/wall/playlists', { kind: 'Playlist', metadata: { name: 'empty' }, spec: { interval: '1m', items: [{ tag: 'none' }, { dashboard: { name: 'gone' } }] } });
+    await stack.api('POST', '/api/v1/projects/wall/playlists', {
+      kind: 'Playlist',
+      metadata: { name: 'empty' },
+      spec: { interval: '1m', items: [{ tag: 'none' }, { dashboard: { name: 'gone' } }] },
+    });
     await page.goto('/projects/wall/playlists/empty/play');
     const alert = await page.getByTestId('player-empty').innerText();
-    expect(alert).to.equal('Nothing to play in “empty”: the dashboards tagged "none" in wall: there are none; dashboard wall/gone: it does not exist');
+    expect(alert).to.equal(
+      'Nothing to play in “empty”: the dashboards tagged "none" in wall: there are none; dashboard wall/gone: it does not exist',
+    );
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
   });
 
@@ -142,7 +154,9 @@ describe('web UI: playlists (Chromium, auth on)', function () {
     await rowMenu(page, 'gamma', 'Delete');
     const dialog = page.getByRole('dialog');
     await dialog.getByText('playlists show it').waitFor();
-    expect(await dialog.getByTestId('delete-consequences').innerText()).to.include('2 playlists show it and will skip it: “gaps”, “lobby”.');
+    expect(await dialog.getByTestId('delete-consequences').innerText()).to.include(
+      '2 playlists show it and will skip it: “gaps”, “lobby”.',
+    );
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 });

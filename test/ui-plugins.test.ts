@@ -23,9 +23,20 @@ import { needsPrograms } from './helpers/programs.js';
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CPU = 'process_cpu:cpu:nanoseconds:cpu:nanoseconds';
 
-const panel = (title: string, plugin: string, spec: Record<string, unknown>, queryType: string, query: string, querySpec: Record<string, unknown>) => ({
+const panel = (
+  title: string,
+  plugin: string,
+  spec: Record<string, unknown>,
+  queryType: string,
+  query: string,
+  querySpec: Record<string, unknown>,
+) => ({
   kind: 'Panel',
-  spec: { display: { name: title }, plugin: { kind: plugin, spec }, queries: [{ kind: queryType, spec: { plugin: { kind: query, spec: querySpec } } }] },
+  spec: {
+    display: { name: title },
+    plugin: { kind: plugin, spec },
+    queries: [{ kind: queryType, spec: { plugin: { kind: query, spec: querySpec } } }],
+  },
 });
 
 const PANELS = {
@@ -33,14 +44,23 @@ const PANELS = {
     datasource: { kind: 'LokiDatasource', name: 'loki' },
     query: 'sum by (status) (count_over_time({job="nginx"}[1m]))',
   }),
-  lokiLogs: panel('Loki logs', 'LogsTable', { wrap: true, time: true, enableDetails: true }, 'LogQuery', 'LokiLogQuery', { query: '{job="$job"} |= "500"' }),
+  lokiLogs: panel('Loki logs', 'LogsTable', { wrap: true, time: true, enableDetails: true }, 'LogQuery', 'LokiLogQuery', {
+    query: '{job="$job"} |= "500"',
+  }),
   traces: panel('Traces', 'TraceTable', {}, 'TraceQuery', 'TempoTraceQuery', { datasource: '$tempo', query: '{}' }),
   search: panel('Trace search', 'ScatterChart', {}, 'TraceQuery', 'TempoTraceQuery', { query: '{ resource.service.name = "frontend" }' }),
   gantt: panel('Checkout trace', 'TracingGanttChart', {}, 'TraceQuery', 'TempoTraceQuery', { query: TRACE }),
-  flame: panel('CPU', 'FlameChart', { palette: 'package-name', showSettings: true, showSeries: false, showTable: true, showFlameGraph: true }, 'ProfileQuery', 'PyroscopeProfileQuery', {
-    profileType: CPU,
-    service: 'checkout',
-  }),
+  flame: panel(
+    'CPU',
+    'FlameChart',
+    { palette: 'package-name', showSettings: true, showSeries: false, showTable: true, showFlameGraph: true },
+    'ProfileQuery',
+    'PyroscopeProfileQuery',
+    {
+      profileType: CPU,
+      service: 'checkout',
+    },
+  ),
 };
 const ORDER = Object.keys(PANELS) as (keyof typeof PANELS)[];
 
@@ -51,15 +71,47 @@ const dashboard = {
     display: { name: 'Logs, traces and profiles' },
     duration: '15m',
     variables: [
-      { kind: 'ListVariable', spec: { name: 'tempo', display: { name: 'Tempo' }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'TempoDatasource' } } } },
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'tempo',
+          display: { name: 'Tempo' },
+          plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'TempoDatasource' } },
+        },
+      },
       // the Loki variables (dashplane's own plugins): the logs panel's query uses $job
-      { kind: 'ListVariable', spec: { name: 'job', plugin: { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: ['{status="500"}'] } } } },
-      { kind: 'ListVariable', spec: { name: 'status', plugin: { kind: 'LokiLogQLVariable', spec: { expr: 'sum by (status) (count_over_time({job="nginx"}[5m]))', labelName: 'status' } } } },
+      {
+        kind: 'ListVariable',
+        spec: { name: 'job', plugin: { kind: 'LokiLabelValuesVariable', spec: { labelName: 'job', matchers: ['{status="500"}'] } } },
+      },
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'status',
+          plugin: {
+            kind: 'LokiLogQLVariable',
+            spec: { expr: 'sum by (status) (count_over_time({job="nginx"}[5m]))', labelName: 'status' },
+          },
+        },
+      },
       { kind: 'ListVariable', spec: { name: 'label', plugin: { kind: 'LokiLabelNamesVariable', spec: {} } } },
     ],
     panels: PANELS,
     // two columns, three rows: every panel in the window (Perses draws a panel once it is in view)
-    layouts: [{ kind: 'Grid', spec: { items: ORDER.map((k, i) => ({ x: (i % 2) * 12, y: Math.floor(i / 2) * 9, width: 12, height: 9, content: { $ref: `#/spec/panels/${k}` } })) } }],
+    layouts: [
+      {
+        kind: 'Grid',
+        spec: {
+          items: ORDER.map((k, i) => ({
+            x: (i % 2) * 12,
+            y: Math.floor(i / 2) * 9,
+            width: 12,
+            height: 9,
+            content: { $ref: `#/spec/panels/${k}` },
+          })),
+        },
+      },
+    ],
   },
 };
 
@@ -110,7 +162,8 @@ async function waitForShown(w: WatchedPage, title: string, what: RegExp | 'canva
       async () => {
         if ((await p.count()) === 0) return false;
         last = await p.innerText();
-        if (/No data|Unable to determine|is not installed/.test(last) || (await p.locator('.MuiAlert-standardError').count()) > 0) return false;
+        if (/No data|Unable to determine|is not installed/.test(last) || (await p.locator('.MuiAlert-standardError').count()) > 0)
+          return false;
         return what === 'canvas' ? (await p.locator('canvas').count()) > 0 : what.test(last);
       },
       60_000,
@@ -134,14 +187,22 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
     const now = Date.now();
     // a second Tempo whose traces are other services', so the variable's choice shows
     const other = fakeTraces(now).map((t) => ({ ...t, spans: t.spans.map((s) => ({ ...s, service: `other-${s.service}` })) }));
-    const [loki, tempo, tempoB, pyroscope] = await Promise.all([startFakeLoki(), startFakeTempo(fakeTraces(now)), startFakeTempo(other), startFakePyroscope()]);
+    const [loki, tempo, tempoB, pyroscope] = await Promise.all([
+      startFakeLoki(),
+      startFakeTempo(fakeTraces(now)),
+      startFakeTempo(other),
+      startFakePyroscope(),
+    ]);
     fakes.push(loki, tempo, tempoB, pyroscope);
     await stack.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'obs' }, spec: {} });
     const datasource = async (name: string, kind: string, url: string, isDefault: boolean) =>
       stack.api('POST', '/api/v1/projects/obs/datasources', {
         kind: 'Datasource',
         metadata: { name, project: 'obs' },
-        spec: { default: isDefault, plugin: { kind, spec: { proxy: { kind: 'HTTPProxy', spec: { url, allowedEndpoints: registry.get(kind)!.allowedEndpoints } } } } },
+        spec: {
+          default: isDefault,
+          plugin: { kind, spec: { proxy: { kind: 'HTTPProxy', spec: { url, allowedEndpoints: registry.get(kind)!.allowedEndpoints } } } },
+        },
       });
     await datasource('loki', 'LokiDatasource', loki.url, true);
     await datasource('tempo', 'TempoDatasource', tempo.url, true);
@@ -151,7 +212,13 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
     await stack.api('POST', '/api/v1/projects/obs/datasources', {
       kind: 'Datasource',
       metadata: { name: 'prometheus', project: 'obs' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } } },
+      spec: {
+        default: true,
+        plugin: {
+          kind: 'PrometheusDatasource',
+          spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } },
+        },
+      },
     });
     await stack.api('POST', '/api/v1/projects/obs/dashboards', PROMETHEUS_ONLY);
   });
@@ -249,9 +316,14 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
         await dialog.getByRole('button', { name: 'Save & test' }).click();
         const result = dialog.getByTestId('datasource-test');
         await result.waitFor();
-        expect(await result.innerText(), c.kind).to.match(new RegExp(`^Saved and tested: ${c.service} answered ${c.call.replace(/\./g, '\\.')} in \\d+ ms\\.$`));
+        expect(await result.innerText(), c.kind).to.match(
+          new RegExp(`^Saved and tested: ${c.service} answered ${c.call.replace(/\./g, '\\.')} in \\d+ ms\\.$`),
+        );
         const stored = (await stack.api('GET', `/api/v1/projects/obs/datasources/${name}`)).body;
-        expect(stored.spec.plugin).to.deep.equal({ kind: c.kind, spec: { proxy: { kind: 'HTTPProxy', spec: { url: c.url, allowedEndpoints: registry.get(c.kind)!.allowedEndpoints } } } });
+        expect(stored.spec.plugin).to.deep.equal({
+          kind: c.kind,
+          spec: { proxy: { kind: 'HTTPProxy', spec: { url: c.url, allowedEndpoints: registry.get(c.kind)!.allowedEndpoints } } },
+        });
         await dialog.getByRole('button', { name: 'Close' }).click();
         await dialog.waitFor({ state: 'detached' });
       }
@@ -264,7 +336,8 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
 
   it("Explore has Tempo's and Pyroscope's explorers: a TraceQL search lists the traces, a profile query draws its flame graph", async () => {
     const w = await openPage(stack.s.url, { viewport: { width: 1600, height: 1100 } });
-    const explore = (explorer: string, query: unknown) => `/projects/obs/explore?${new URLSearchParams({ explorer, data: JSON.stringify({ queries: [query] }) })}`;
+    const explore = (explorer: string, query: unknown) =>
+      `/projects/obs/explore?${new URLSearchParams({ explorer, data: JSON.stringify({ queries: [query] }) })}`;
     try {
       await signIn(w, 'admin', 'admin-password');
       const { page } = w;
@@ -272,16 +345,36 @@ describe('web UI: Loki, Tempo and Pyroscope panels and the datasource variable (
       await page.goto(
         explore('Tempo-TempoExplorer', {
           kind: 'TraceQuery',
-          spec: { plugin: { kind: 'TempoTraceQuery', spec: { query: '{ status = error }', datasource: { kind: 'TempoDatasource', name: 'tempo' } } } },
+          spec: {
+            plugin: {
+              kind: 'TempoTraceQuery',
+              spec: { query: '{ status = error }', datasource: { kind: 'TempoDatasource', name: 'tempo' } },
+            },
+          },
         }),
       );
-      await waitFor(`the traces found (shown: ${await area.innerText().catch(() => '')})`, async () => /GET \/checkout/.test(await area.innerText()), 60_000, 250);
+      await waitFor(
+        `the traces found (shown: ${await area.innerText().catch(() => '')})`,
+        async () => /GET \/checkout/.test(await area.innerText()),
+        60_000,
+        250,
+      );
       expect(await area.innerText()).to.not.include('GET /healthz');
       await w.screenshot('plugins-explore-tempo');
       // the switch keeps the project; Pyroscope's explorer with a query in the URL
       await page.getByRole('button', { name: 'Profiles' }).waitFor();
-      await page.goto(explore('Pyroscope-PyroscopeExplorer', { kind: 'ProfileQuery', spec: { plugin: { kind: 'PyroscopeProfileQuery', spec: { profileType: CPU, service: 'frontend' } } } }));
-      await waitFor(`the flame graph (shown: ${await area.innerText().catch(() => '')})`, async () => /shop\.PlaceOrder/.test(await area.innerText()), 60_000, 250);
+      await page.goto(
+        explore('Pyroscope-PyroscopeExplorer', {
+          kind: 'ProfileQuery',
+          spec: { plugin: { kind: 'PyroscopeProfileQuery', spec: { profileType: CPU, service: 'frontend' } } },
+        }),
+      );
+      await waitFor(
+        `the flame graph (shown: ${await area.innerText().catch(() => '')})`,
+        async () => /shop\.PlaceOrder/.test(await area.innerText()),
+        60_000,
+        250,
+      );
       await page.getByRole('button', { name: 'Metrics' }).click();
       await page.getByRole('heading', { name: 'Prometheus' }).waitFor();
       expect(new URL(page.url()).searchParams.get('explorer')).to.not.equal('Pyroscope-PyroscopeExplorer');

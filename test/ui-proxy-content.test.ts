@@ -38,7 +38,11 @@ describe('proxied answers never act on the UI origin (Chromium): PROXY-23', func
     s = await startTestServer();
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     expect((await s.api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: 'p' }, spec: {} })).status).to.equal(200);
-    const ds = { kind: 'Datasource', metadata: { name: 'up' }, spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } } };
+    const ds = {
+      kind: 'Datasource',
+      metadata: { name: 'up' },
+      spec: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url } } } } },
+    };
     expect((await s.api('POST', '/api/v1/projects/p/datasources', ds)).status).to.equal(200);
     w = await openPage(s.url);
     await w.page.goto('/');
@@ -76,7 +80,10 @@ describe('proxied answers never act on the UI origin (Chromium): PROXY-23', func
     for (const file of ['/evil.html', '/evil.svg']) {
       const tab = await w.context.newPage();
       try {
-        const [download] = await Promise.all([tab.waitForEvent('download', { timeout: 10_000 }), tab.goto(`${P}${file}`).catch(() => undefined)]);
+        const [download] = await Promise.all([
+          tab.waitForEvent('download', { timeout: 10_000 }),
+          tab.goto(`${P}${file}`).catch(() => undefined),
+        ]);
         expect(download.suggestedFilename(), file).to.be.a('string');
         expect(await tab.locator('#evil').count(), `${file} rendered as a document`).to.equal(0);
       } finally {

@@ -77,7 +77,10 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     await api('POST', '/api/v1/projects/ops/datasources', {
       kind: 'Datasource',
       metadata: { name: 'prom', project: 'ops' },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9' } } } } },
+      spec: {
+        default: true,
+        plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://127.0.0.1:9' } } } },
+      },
     });
     w = await openPage(s.url);
   });
@@ -143,7 +146,9 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     const offer = page.getByTestId('draft-offer');
     await offer.waitFor();
     expect(await offer.innerText()).to.contain('made to version 2, kept when this page was left; version 3 has been saved since.');
-    expect(await offer.innerText()).to.contain('Restoring applies them to version 3; both changed spec.panels.a.spec.display.name: your changes win there.');
+    expect(await offer.innerText()).to.contain(
+      'Restoring applies them to version 3; both changed spec.panels.a.spec.display.name: your changes win there.',
+    );
     await offer.getByRole('button', { name: 'Discard' }).click();
     await page.reload();
     await panelHeading(page, 'Theirs').waitFor();

@@ -4,7 +4,10 @@ import { openPage, type WatchedPage } from './helpers/browser.js';
 import { startUiStack, type UiStack } from './helpers/ui-stack.js';
 import { needsPrograms } from './helpers/programs.js';
 
-const markdown = (title: string, text: string) => ({ kind: 'Panel', spec: { display: { name: title }, plugin: { kind: 'Markdown', spec: { text } } } });
+const markdown = (title: string, text: string) => ({
+  kind: 'Panel',
+  spec: { display: { name: title }, plugin: { kind: 'Markdown', spec: { text } } },
+});
 
 /** Two panels and a variable, nothing that needs data: what a link carries is what is checked. */
 const DASHBOARD = {
@@ -62,7 +65,11 @@ describe('web UI: share a dashboard, kiosk mode (Chromium)', function () {
     const dialog = page.getByRole('dialog', { name: 'Share “Shared board”' });
     const link = dialog.getByTestId('share-link');
     // the link field has the focus, its text selected
-    expect(await link.evaluate((e) => e === document.activeElement && (e as HTMLInputElement).selectionEnd === (e as HTMLInputElement).value.length)).to.equal(true);
+    expect(
+      await link.evaluate(
+        (e) => e === document.activeElement && (e as HTMLInputElement).selectionEnd === (e as HTMLInputElement).value.length,
+      ),
+    ).to.equal(true);
     expect(await link.inputValue()).to.equal(`${base}?start=3h&refresh=30s&var-env=b`);
 
     await page.keyboard.press('Tab');

@@ -17,10 +17,20 @@ const VARIABLES_DASHBOARD = {
     display: { name: 'Hosts' },
     duration: '1h',
     variables: [
-      { kind: 'ListVariable', spec: { name: 'host', allowMultiple: true, defaultValue: ['b', 'a'], plugin: { kind: 'StaticListVariable', spec: { values: ['a', 'b', 'c'] } } } },
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'host',
+          allowMultiple: true,
+          defaultValue: ['b', 'a'],
+          plugin: { kind: 'StaticListVariable', spec: { values: ['a', 'b', 'c'] } },
+        },
+      },
       { kind: 'ListVariable', spec: { name: 'zone', plugin: { kind: 'StaticListVariable', spec: { values: ['eu', 'us'] } } } },
     ],
-    panels: { note: { kind: 'Panel', spec: { display: { name: 'Note' }, plugin: { kind: 'Markdown', spec: { text: 'hosts $host in $zone' } } } } },
+    panels: {
+      note: { kind: 'Panel', spec: { display: { name: 'Note' }, plugin: { kind: 'Markdown', spec: { text: 'hosts $host in $zone' } } } },
+    },
     layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/note' } }] } }],
   },
 };
@@ -83,7 +93,12 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
           const value = section.querySelector('figure h3') as HTMLElement;
           const figure = section.querySelector('figure')!.getBoundingClientRect();
           const v = value.getBoundingClientRect();
-          return { font: Number.parseFloat(getComputedStyle(value).fontSize), panel: section.getBoundingClientRect().height, top: v.top - figure.top, bottom: figure.bottom - v.bottom };
+          return {
+            font: Number.parseFloat(getComputedStyle(value).fontSize),
+            panel: section.getBoundingClientRect().height,
+            top: v.top - figure.top,
+            bottom: figure.bottom - v.bottom,
+          };
         });
         expect(box.panel, title).to.be.below(80);
         // under Perses' 47 px header the value was drawn at 16 px; with the compact one, at 35 px
@@ -97,12 +112,19 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
       await stack.api('POST', '/api/v1/projects/fixes/datasources', {
         kind: 'Datasource',
         metadata: { name: 'second-prometheus' },
-        spec: { plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } } } },
+        spec: {
+          plugin: {
+            kind: 'PrometheusDatasource',
+            spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: stack.prom.url } } },
+          },
+        },
       });
       const { page } = w;
       const asked: string[] = [];
       page.on('request', (r) => {
-        const m = /\/proxy\/projects\/fixes\/datasources\/([^/]+)\/api\/v1\/(query_range|query|label\/[^/]+\/values|series)/.exec(new URL(r.url()).pathname);
+        const m = /\/proxy\/projects\/fixes\/datasources\/([^/]+)\/api\/v1\/(query_range|query|label\/[^/]+\/values|series)/.exec(
+          new URL(r.url()).pathname,
+        );
         if (m) asked.push(`${m[1]} ${m[2]}`);
       });
       await page.goto(`/projects/fixes/dashboards/${bsd}?start=5m&refresh=0s`);
@@ -207,7 +229,11 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
   });
 
   it('Move to folder with no folder chosen cannot be pressed, and says why', async () => {
-    await stack.api('POST', '/api/v1/projects/fixes/folders', { kind: 'Folder', metadata: { name: 'ops' }, spec: { display: { name: 'Operations' }, items: [] } });
+    await stack.api('POST', '/api/v1/projects/fixes/folders', {
+      kind: 'Folder',
+      metadata: { name: 'ops' },
+      spec: { display: { name: 'Operations' }, items: [] },
+    });
     const { page } = w;
     await page.goto('/projects/fixes');
     await rowMenu(page, 'hosts', 'Move to folder');
@@ -218,7 +244,9 @@ describe('web UI: small fixes of issue 35 (Chromium, auth on, real Prometheus)',
     await page.getByRole('option', { name: 'Operations' }).click();
     await dialog.getByRole('button', { name: 'Move' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect((await stack.api('GET', '/api/v1/projects/fixes/folders/ops')).body.spec.items).to.deep.equal([{ kind: 'Dashboard', name: 'hosts' }]);
+    expect((await stack.api('GET', '/api/v1/projects/fixes/folders/ops')).body.spec.items).to.deep.equal([
+      { kind: 'Dashboard', name: 'hosts' },
+    ]);
   });
 
   it("broken JSON pasted into Import is told in JSON's words, with its line and column", async () => {

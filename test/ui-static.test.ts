@@ -67,7 +67,8 @@ describe('web UI files served by dashplane', () => {
     expect(plain.headers.get('vary')).to.equal('Accept-Encoding');
     expect(original.length).to.be.greaterThan(10_000);
     // undici's fetch decodes by itself: ask with a raw request so the body stays as sent
-    const get = (encoding: string, headers: Record<string, string> = {}) => rawGet(s.url + path, { 'accept-encoding': encoding, ...headers });
+    const get = (encoding: string, headers: Record<string, string> = {}) =>
+      rawGet(s.url + path, { 'accept-encoding': encoding, ...headers });
     const cases: [string, string | null][] = [
       ['gzip, deflate, br', 'br'],
       ['br;q=0.5, gzip;q=0.9', 'gzip'],

@@ -44,7 +44,8 @@ const seenColours = (l: Locator) =>
     return { fg: `rgb(${fg.join(', ')})`, bg: `rgb(${bg.join(', ')})` };
   });
 
-const bodyColours = (page: Page) => page.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color }));
+const bodyColours = (page: Page) =>
+  page.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, fg: getComputedStyle(document.body).color }));
 
 /** Dark mode: the OS preference by default, a toggle remembered per user on the server, Perses components following. */
 describe('web UI dark mode (Chromium)', function () {
@@ -92,7 +93,10 @@ describe('web UI dark mode (Chromium)', function () {
       await w.page.getByRole('button', { name: 'Colour scheme' }).click();
       await w.page.getByRole('menuitemradio', { name: 'Dark' }).click();
       await waitFor('a dark page', async () => luminance((await bodyColours(w!.page)).bg) < 0.05);
-      await waitFor('the preference on the server', async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === 'dark');
+      await waitFor(
+        'the preference on the server',
+        async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === 'dark',
+      );
       await w.screenshot('theme-home-dark');
       expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
     } finally {
@@ -125,7 +129,10 @@ describe('web UI dark mode (Chromium)', function () {
       await w.page.getByRole('button', { name: 'Colour scheme' }).click();
       await w.page.getByRole('menuitemradio', { name: 'Same as the system' }).click();
       await waitFor('a light page', async () => luminance((await bodyColours(w!.page)).bg) > 0.8);
-      await waitFor('no preference on the server', async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === undefined);
+      await waitFor(
+        'no preference on the server',
+        async () => (await stack.api('GET', '/api/v1/user/profile')).body.preferences.theme === undefined,
+      );
       expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
     } finally {
       await w.close();

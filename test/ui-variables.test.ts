@@ -43,7 +43,8 @@ function record(w: WatchedPage): { queries: string[]; lists: string[] } {
       const q = new URLSearchParams(r.postData() ?? '').get('query') ?? url.searchParams.get('query');
       if (q) seen.queries.push(q);
     }
-    if (/^\/api\/v1\/(projects\/[^/]+\/variables|globalvariables)$/.test(url.pathname) && r.method() === 'GET') seen.lists.push(url.pathname);
+    if (/^\/api\/v1\/(projects\/[^/]+\/variables|globalvariables)$/.test(url.pathname) && r.method() === 'GET')
+      seen.lists.push(url.pathname);
   });
   return seen;
 }
@@ -63,12 +64,28 @@ describe('web UI: project and global variables in dashboards (Chromium, real Pro
     this.timeout(120_000);
     stack = await startUiStack({ auth: true });
     await stack.project('perses', 'Perses demo');
-    await stack.api('POST', '/api/v1/projects/perses/variables', { kind: 'Variable', metadata: { name: 'env', project: 'perses' }, spec: text('env', 'node') });
-    await stack.api('POST', '/api/v1/projects/perses/variables', { kind: 'Variable', metadata: { name: 'shadow', project: 'perses' }, spec: text('shadow', '1000') });
+    await stack.api('POST', '/api/v1/projects/perses/variables', {
+      kind: 'Variable',
+      metadata: { name: 'env', project: 'perses' },
+      spec: text('env', 'node'),
+    });
+    await stack.api('POST', '/api/v1/projects/perses/variables', {
+      kind: 'Variable',
+      metadata: { name: 'shadow', project: 'perses' },
+      spec: text('shadow', '1000'),
+    });
     // a global of the same name as a project variable: the project's wins
-    await stack.api('POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'env' }, spec: text('env', 'prometheus') });
+    await stack.api('POST', '/api/v1/globalvariables', {
+      kind: 'GlobalVariable',
+      metadata: { name: 'env' },
+      spec: text('env', 'prometheus'),
+    });
     // named by the object only (no spec.name), as Perses accepts it
-    await stack.api('POST', '/api/v1/globalvariables', { kind: 'GlobalVariable', metadata: { name: 'factor' }, spec: { kind: 'TextVariable', spec: { value: '7' } } });
+    await stack.api('POST', '/api/v1/globalvariables', {
+      kind: 'GlobalVariable',
+      metadata: { name: 'factor' },
+      spec: { kind: 'TextVariable', spec: { value: '7' } },
+    });
     await stack.api('POST', '/api/v1/projects/perses/dashboards', dashboard);
     // a user who may read the project's dashboards, datasources and variables, but no global variable
     await signUp(stack.s, 'viewer');
@@ -77,7 +94,11 @@ describe('web UI: project and global variables in dashboards (Chromium, real Pro
       metadata: { name: 'reader' },
       spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard', 'Datasource', 'Variable'] }] },
     });
-    await stack.api('POST', '/api/v1/projects/perses/rolebindings', { kind: 'RoleBinding', metadata: { name: 'reader' }, spec: { role: 'reader', subjects: [{ kind: 'User', name: 'viewer' }] } });
+    await stack.api('POST', '/api/v1/projects/perses/rolebindings', {
+      kind: 'RoleBinding',
+      metadata: { name: 'reader' },
+      spec: { role: 'reader', subjects: [{ kind: 'User', name: 'viewer' }] },
+    });
   });
 
   after(async () => {
@@ -127,7 +148,9 @@ describe('web UI: project and global variables in dashboards (Chromium, real Pro
       // the admin again, with the global list failing: the project's variables still apply
       await w.context.clearCookies();
       await signIn(w, 'admin', 'admin-password');
-      await w.page.route('**/api/v1/globalvariables', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"store unavailable","reason":"Unavailable"}' }));
+      await w.page.route('**/api/v1/globalvariables', (route) =>
+        route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"store unavailable","reason":"Unavailable"}' }),
+      );
       w.page.removeAllListeners('request');
       seen = record(w);
       await w.page.goto('/projects/perses/dashboards/scoped?refresh=0s');

@@ -51,7 +51,9 @@ async function expectPanelWithData(w: WatchedPage, title: string, kind: 'chart' 
   } catch (e) {
     const shown = await p.innerText().catch(() => '?');
     await w.screenshot(`failed-${title.replace(/\W+/g, '-')}`);
-    throw new Error(`${(e as Error).message}; the panel shows ${JSON.stringify(shown)}; console errors: ${w.errors.join(' | ')}; last proxy calls:\n${w.proxyLog.join('\n')}`);
+    throw new Error(
+      `${(e as Error).message}; the panel shows ${JSON.stringify(shown)}; console errors: ${w.errors.join(' | ')}; last proxy calls:\n${w.proxyLog.join('\n')}`,
+    );
   }
 }
 
@@ -94,11 +96,18 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     );
     admin = await loginAdmin(s);
     for (const project of ['perses-dev', 'perses']) {
-      await api('POST', '/api/v1/projects', { kind: 'Project', metadata: { name: project }, spec: { display: { name: project === 'perses' ? 'Perses demo' : 'Perses dev' } } });
+      await api('POST', '/api/v1/projects', {
+        kind: 'Project',
+        metadata: { name: project },
+        spec: { display: { name: project === 'perses' ? 'Perses demo' : 'Perses dev' } },
+      });
       await api('POST', `/api/v1/projects/${project}/datasources`, {
         kind: 'Datasource',
         metadata: { name: 'prometheus-datasource', project },
-        spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+        spec: {
+          default: true,
+          plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } },
+        },
       });
     }
     await api('POST', '/api/v1/projects/perses-dev/dashboards', parse(readFileSync(OVERVIEW, 'utf8')));
@@ -170,7 +179,12 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('heading', { name: 'Prometheus / Overview' }).waitFor();
     await expectPanelWithData(w, 'Prometheus Stats', 'table');
     // the version column comes from its own query, which may answer after the table's first rows
-    await waitFor('the Prometheus version in "Prometheus Stats"', async () => /2\.\d+\.\d+/.test(await panel(page, 'Prometheus Stats').innerText()), 60_000, 250);
+    await waitFor(
+      'the Prometheus version in "Prometheus Stats"',
+      async () => /2\.\d+\.\d+/.test(await panel(page, 'Prometheus Stats').innerText()),
+      60_000,
+      250,
+    );
     await expectPanelWithData(w, 'Target Sync', 'chart');
     await w.screenshot('04-prometheus-overview');
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);
@@ -209,7 +223,10 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await api('POST', `/api/v1/projects/${project}/datasources`, {
       kind: 'Datasource',
       metadata: { name: 'prometheus', project },
-      spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+      spec: {
+        default: true,
+        plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } },
+      },
     });
     await api('POST', `/api/v1/projects/${project}/dashboards`, dashboard);
     w.errors.length = 0;
@@ -255,7 +272,10 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     const url = page.url();
     await page.goto(url);
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
-    await waitFor('the job variable from the URL', async () => (await page.getByRole('combobox', { name: 'job' }).inputValue()) === 'prometheus');
+    await waitFor(
+      'the job variable from the URL',
+      async () => (await page.getByRole('combobox', { name: 'job' }).inputValue()) === 'prometheus',
+    );
     expect(await page.getByText('Last 1 hour').count()).to.be.greaterThan(0);
   });
 
@@ -342,7 +362,10 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
       .to.contain('(theirs)')
       .and.to.contain('(mine)');
     // who wrote each version, through what: the editor's save is the web UI's, the current version has its author
-    await waitFor('the managers of the versions', async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api');
+    await waitFor(
+      'the managers of the versions',
+      async () => (await page.getByTestId('version-manager').allInnerTexts()).join(' ') === 'web-ui api api',
+    );
     expect(await page.getByTestId('version-by').allInnerTexts()).to.deep.equal(['admin', 'admin', 'admin']);
     await w.screenshot('10-history-diff');
     await page.getByTestId('restore-0').click();
@@ -381,7 +404,10 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     // Perses asks whether to keep the current variable values / time range as the defaults
     const confirm = page.getByRole('button', { name: 'Save Changes' });
-    await waitFor('the save confirmation or the saved notice', async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0);
+    await waitFor(
+      'the save confirmation or the saved notice',
+      async () => (await confirm.count()) > 0 || (await page.getByTestId('update-notice').count()) > 0,
+    );
     if ((await confirm.count()) > 0) await confirm.click();
     await waitFor('the saved notice', async () =>
       /Saved: version/.test(
@@ -392,7 +418,9 @@ describe('web UI in Chromium (auth on, real Prometheus and node exporter)', func
       ),
     ).catch(async (e) => {
       await w.screenshot('failed-edit-mode-save');
-      throw new Error(`${(e as Error).message}; the page says: ${(await page.locator('#root').innerText()).slice(0, 600)}; errors: ${w.errors.join(' | ')}`);
+      throw new Error(
+        `${(e as Error).message}; the page says: ${(await page.locator('#root').innerText()).slice(0, 600)}; errors: ${w.errors.join(' | ')}`,
+      );
     });
     const after = (await api('GET', '/api/v1/projects/perses/dashboards/Demo')).body;
     expect(after.metadata.version).to.equal(before + 1);

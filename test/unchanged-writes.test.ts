@@ -14,7 +14,11 @@ const panel = { kind: 'Panel', spec: { display: { name: 'p' }, plugin: { kind: '
 const dash = (title: string, tags = ['b', 'a']) => ({
   kind: 'Dashboard',
   metadata: { name: 'd', tags },
-  spec: { display: { name: title }, panels: { a: panel }, layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }] },
+  spec: {
+    display: { name: title },
+    panels: { a: panel },
+    layouts: [{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 12, height: 4, content: { $ref: '#/spec/panels/a' } }] } }],
+  },
 });
 const secret = (password: string) => ({ kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password } } });
 
@@ -45,7 +49,12 @@ describe('unchanged writes and field managers (HTTP)', function () {
       for (const path of [`${base}/d`, `${base}/d?dryRun=true`]) {
         // tags in another order, older form (no duration), server metadata of the client's own
         const same = await ok(
-          s.api('PUT', path, { ...dash('T', ['a', 'b', 'a']), metadata: { name: 'd', tags: ['a', 'b'], version: 7, updatedAt: '2000-01-01T00:00:00Z' } }, { ...manager('web-ui'), ...skip }),
+          s.api(
+            'PUT',
+            path,
+            { ...dash('T', ['a', 'b', 'a']), metadata: { name: 'd', tags: ['a', 'b'], version: 7, updatedAt: '2000-01-01T00:00:00Z' } },
+            { ...manager('web-ui'), ...skip },
+          ),
         );
         expect(same.headers.get('x-dashplane-unchanged'), path).to.equal('true');
         expect(same.headers.get('etag'), path).to.equal('"0"');
@@ -96,7 +105,12 @@ describe('unchanged writes and field managers (HTTP)', function () {
     await ok(s.api('PUT', `${base}/m?fieldManager=web-ui`, b('v1')));
     await ok(s.api('PUT', `${base}/m`, b('v2'), { ...manager('web-ui'), 'content-type': 'application/json' }));
     await ok(s.api('PUT', `${base}/m`, b('v3')));
-    const versions = (await ok(s.api('GET', `${base}/m/versions`))).body as { version: number; manager: string; updatedBy: string; updatedAt: string }[];
+    const versions = (await ok(s.api('GET', `${base}/m/versions`))).body as {
+      version: number;
+      manager: string;
+      updatedBy: string;
+      updatedAt: string;
+    }[];
     expect(versions.map((v) => [v.version, v.manager, v.updatedBy])).to.deep.equal([
       [2, 'web-ui', 'anonymous'],
       [1, 'web-ui', 'anonymous'],
@@ -109,7 +123,12 @@ describe('unchanged writes and field managers (HTTP)', function () {
       [0, 'dashctl'],
     ]);
     const current = (await ok(s.api('GET', `${base}/m`))).body;
-    expect(managers[0], 'the current version, with its author').to.deep.equal({ version: 3, updatedAt: current.metadata.updatedAt, updatedBy: 'anonymous', manager: 'api' });
+    expect(managers[0], 'the current version, with its author').to.deep.equal({
+      version: 3,
+      updatedAt: current.metadata.updatedAt,
+      updatedBy: 'anonymous',
+      manager: 'api',
+    });
     const restored = await ok(s.api('POST', `${base}/m/versions/0/restore`, undefined, manager('dashctl')));
     expect(restored.body.metadata.version).to.equal(4);
     expect((await ok(s.api('GET', `${base}/m/managers`))).body[0]).to.deep.include({ version: 4, manager: 'restore' });
@@ -127,15 +146,25 @@ describe('unchanged writes and field managers (HTTP)', function () {
 
   it('a manager that is not a short token, or two that disagree, is a 400 naming the field and the fix', async () => {
     const cases: [string, Record<string, string>, RegExp][] = [
-      [`${base}/d`, manager('my tool'), /X-Dashplane-Manager header must name the client making the write as a short token .* e\.g\. "dashctl"/],
+      [
+        `${base}/d`,
+        manager('my tool'),
+        /X-Dashplane-Manager header must name the client making the write as a short token .* e\.g\. "dashctl"/,
+      ],
       [`${base}/d?fieldManager=${'x'.repeat(65)}`, {}, /query parameter "fieldManager" must name the client/],
-      [`${base}/d?fieldManager=a`, manager('b'), /X-Dashplane-Manager header \("b"\) and query parameter fieldManager \("a"\) name different managers; send one of them/],
+      [
+        `${base}/d?fieldManager=a`,
+        manager('b'),
+        /X-Dashplane-Manager header \("b"\) and query parameter fieldManager \("a"\) name different managers; send one of them/,
+      ],
     ];
     for (const [path, headers, message] of cases) {
       const r = await ok(s.api('PUT', path, dash('T9'), headers), 400);
       expect(r.body.message, path).to.match(message);
     }
-    expect((await ok(s.api('POST', base, { ...dash('x'), metadata: { name: 'bad' } }, manager('-x')), 400)).body.message).to.include('X-Dashplane-Manager');
+    expect((await ok(s.api('POST', base, { ...dash('x'), metadata: { name: 'bad' } }, manager('-x')), 400)).body.message).to.include(
+      'X-Dashplane-Manager',
+    );
     for (const value of ['yes', '1', 'TRUE', '', 'true, true']) {
       const r = await ok(s.api('PUT', `${base}/d`, dash('T9'), { 'x-dashplane-skip-unchanged': value }), 400);
       expect(r.body.message, value).to.equal(`the X-Dashplane-Skip-Unchanged header must be true or false, not ${JSON.stringify(value)}`);
@@ -167,15 +196,30 @@ describe('unchanged writes and field managers (HTTP)', function () {
     for (const name of reserved) {
       const writes: [string, string, unknown, Record<string, string>, string][] = [
         ['POST', base, { ...dash('claimed'), metadata: { name: 'claimed' } }, manager(name), 'the X-Dashplane-Manager header'],
-        ['POST', `${base}?fieldManager=${name}`, { ...dash('claimed'), metadata: { name: 'claimed' } }, {}, 'query parameter "fieldManager"'],
+        [
+          'POST',
+          `${base}?fieldManager=${name}`,
+          { ...dash('claimed'), metadata: { name: 'claimed' } },
+          {},
+          'query parameter "fieldManager"',
+        ],
         ['PUT', `${base}/owned`, { ...dash('claimed'), metadata: { name: 'owned' } }, manager(name), 'the X-Dashplane-Manager header'],
-        ['PUT', `${base}/owned?fieldManager=${name}`, { ...dash('claimed'), metadata: { name: 'owned' } }, {}, 'query parameter "fieldManager"'],
+        [
+          'PUT',
+          `${base}/owned?fieldManager=${name}`,
+          { ...dash('claimed'), metadata: { name: 'owned' } },
+          {},
+          'query parameter "fieldManager"',
+        ],
         ['DELETE', `${base}/owned`, undefined, manager(name), 'the X-Dashplane-Manager header'],
         ['DELETE', `${base}/owned?fieldManager=${name}`, undefined, {}, 'query parameter "fieldManager"'],
       ];
       for (const [method, path, body, headers, source] of writes) {
         const r = await ok(s.api(method, path, body, headers), 400);
-        expect(r.body.message, `${method} ${path} ${name}`).to.include(source).and.include(`"${name}"`).and.include('only dashplane itself writes as');
+        expect(r.body.message, `${method} ${path} ${name}`)
+          .to.include(source)
+          .and.include(`"${name}"`)
+          .and.include('only dashplane itself writes as');
       }
     }
     expect((await s.api('GET', `${base}/claimed`)).status, 'nothing created').to.equal(404);
@@ -183,7 +227,8 @@ describe('unchanged writes and field managers (HTTP)', function () {
     expect(after.body.spec.display.name, 'nothing updated').to.equal('kept');
     expect((await ok(s.api('GET', `${base}/owned/managers`))).body, 'no write recorded').to.deep.equal(before);
     // clients' own names still work, dashctl's and the web UI's included
-    for (const name of ['dashctl', 'web-ui', 'api', 'restorer', 'my-script']) await ok(s.api('PUT', `${base}/owned`, { ...dash(name), metadata: { name: 'owned' } }, manager(name)));
+    for (const name of ['dashctl', 'web-ui', 'api', 'restorer', 'my-script'])
+      await ok(s.api('PUT', `${base}/owned`, { ...dash(name), metadata: { name: 'owned' } }, manager(name)));
     await ok(s.api('DELETE', `${base}/owned?fieldManager=dashctl`), 204);
   });
 
@@ -204,11 +249,22 @@ describe('unchanged writes and field managers (HTTP)', function () {
       expect(r.headers.get('x-dashplane-unchanged')).to.equal('true');
       const written = await a.api('PUT', '/api/v1/users/alice', body, bearer(one));
       expect(written.body.metadata?.version, 'without the header: a new version').to.equal(1);
-      expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'the same password written again ends no session').to.equal(200);
+      expect(
+        (await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status,
+        'the same password written again ends no session',
+      ).to.equal(200);
       expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'the other session lives on').to.equal(200);
-      const renamed = await a.api('PUT', '/api/v1/users/alice', { ...body, spec: { ...body.spec, firstName: 'Alice' } }, { ...bearer(one), ...manager('web-ui') });
+      const renamed = await a.api(
+        'PUT',
+        '/api/v1/users/alice',
+        { ...body, spec: { ...body.spec, firstName: 'Alice' } },
+        { ...bearer(one), ...manager('web-ui') },
+      );
       expect(renamed.headers.get('x-dashplane-unchanged')).to.equal(null);
-      expect((await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status, 'a change that keeps the password keeps the sessions').to.equal(200);
+      expect(
+        (await a.api('GET', '/api/v1/user/whoami', undefined, bearer(two))).status,
+        'a change that keeps the password keeps the sessions',
+      ).to.equal(200);
       const managers = await a.api('GET', '/api/v1/users/alice/managers', undefined, bearer(one));
       expect(managers.body[0]).to.deep.include({ version: 2, updatedBy: 'alice', manager: 'web-ui' });
     });

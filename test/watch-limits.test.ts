@@ -17,8 +17,16 @@ import { WatchStream, type WatchEvent } from './helpers/watch.js';
 
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
 const folder = (name: string) => ({ kind: 'Folder', metadata: { name }, spec: { display: { name }, items: [] } });
-const dash = (name: string, title = name) => ({ kind: 'Dashboard', metadata: { name }, spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] } });
-const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
+const dash = (name: string, title = name) => ({
+  kind: 'Dashboard',
+  metadata: { name },
+  spec: { display: { name: title }, duration: '1h', panels: {}, layouts: [] },
+});
+const binding = (name: string, role: string, user: string) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects: [{ kind: 'User', name: user }] },
+});
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;
@@ -38,7 +46,12 @@ function bigDashboard(name: string, version: number, kb: number) {
         queries: [
           {
             kind: 'TimeSeriesQuery',
-            spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: `sum by (mode) (rate(node_cpu_seconds_total{instance="$instance",panel="${i}"}[5m]))`.repeat(6) } } },
+            spec: {
+              plugin: {
+                kind: 'PrometheusTimeSeriesQuery',
+                spec: { query: `sum by (mode) (rate(node_cpu_seconds_total{instance="$instance",panel="${i}"}[5m]))`.repeat(6) },
+              },
+            },
           },
         ],
       },
@@ -124,7 +137,10 @@ describe('watch limits (docs/api.md §6)', function () {
 
     it('COST-03: 400 updates of a 250 KB dashboard with a watcher reading as events come, a slow one and one that never reads: the server lives; the slow one is cut off with a final ERROR, resumes with since and ends with the list; the never-reading one is ended', async function () {
       this.timeout(180_000);
-      srv = await spawnServer({ dataDir: dir.path, command: [process.execPath, ['--max-old-space-size=160', join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js')]] });
+      srv = await spawnServer({
+        dataDir: dir.path,
+        command: [process.execPath, ['--max-old-space-size=160', join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js')]],
+      });
       const url = srv.url;
       const api = (method: string, path: string, body?: unknown) => callJson(url, method, path, body);
       await ok(api('POST', '/api/v1/projects', project('big')));
@@ -151,7 +167,9 @@ describe('watch limits (docs/api.md §6)', function () {
         }
         expect(srv.child.exitCode, srv.output().slice(-2000)).to.equal(null);
         await ok(api('GET', '/api/v1/health'));
-        const last = (await ok(api('GET', '/api/v1/projects/big/dashboards?metadata_only=true'))).body as { metadata: { name: string; version: number } }[];
+        const last = (await ok(api('GET', '/api/v1/projects/big/dashboards?metadata_only=true'))).body as {
+          metadata: { name: string; version: number };
+        }[];
         const listed = new Map(last.map((o) => [o.metadata.name, o.metadata.version]));
         expect(listed.get('huge')).to.equal(400);
 
@@ -172,7 +190,11 @@ describe('watch limits (docs/api.md §6)', function () {
           return end;
         };
         // the reader keeps up, or (on a busy machine) was cut off like the slow one and resumed
-        await reader.waitForEvent('the last version, or a final ERROR', (e) => e.type === 'ERROR' || e.object?.metadata?.version === 400, 60_000);
+        await reader.waitForEvent(
+          'the last version, or a final ERROR',
+          (e) => e.type === 'ERROR' || e.object?.metadata?.version === 400,
+          60_000,
+        );
         await converge(reader.events, 'the reader');
         // the slow one took its lines at its own pace: its stream ended with the ERROR
         await waitFor('the slow watcher to reach its end', () => slow.ended, 120_000);
@@ -211,7 +233,11 @@ describe('watch limits (docs/api.md §6)', function () {
       await w.waitEnded(15_000);
       expect(w.endedAt!, `${what}: ended ${w.endedAt! - expiresAt} ms after the expiry`).to.be.at.least(expiresAt - 50);
       const end = w.error();
-      expect(end?.object, `${what}: ${JSON.stringify(w.events.slice(-2))}`).to.include({ kind: 'Status', code: 401, reason: 'Unauthorized' });
+      expect(end?.object, `${what}: ${JSON.stringify(w.events.slice(-2))}`).to.include({
+        kind: 'Status',
+        code: 401,
+        reason: 'Unauthorized',
+      });
       expect(end!.object!.message).to.match(/expired at .*then watch again with since=\d+/);
       expect(end!.revision).to.be.a('number');
       return end!;
@@ -239,13 +265,26 @@ describe('watch limits (docs/api.md §6)', function () {
       const ends = await Promise.all(Object.entries(streams).map(([what, w]) => endedAtExpiry(w, expOf(t), what)));
       expect(ends[2].object!.message, 'the audit watch').to.match(/access token/);
       // the expired token (still within the 30 s of clock skew other requests accept) opens no stream: 401, refresh first
-      const stale = (await WatchStream.open(`${s.url}/api/v1/projects/sp/folders?watch=true`, bearer(t))) as { status: number; text: string };
+      const stale = (await WatchStream.open(`${s.url}/api/v1/projects/sp/folders?watch=true`, bearer(t))) as {
+        status: number;
+        text: string;
+      };
       expect(stale.status, stale.text).to.equal(401);
       expect(JSON.parse(stale.text).message).to.match(/expired at .*refresh it/);
       // written after the end: a watch resumed from the final event's revision has it
-      await ok(s.api('PUT', '/api/v1/projects/sp/folders/f0', { ...folder('f0'), spec: { display: { name: 'after-the-end' }, items: [] } }, await asAdmin()));
+      await ok(
+        s.api(
+          'PUT',
+          '/api/v1/projects/sp/folders/f0',
+          { ...folder('f0'), spec: { display: { name: 'after-the-end' }, items: [] } },
+          await asAdmin(),
+        ),
+      );
       const again = await watch(`/api/v1/projects/sp/folders?watch=true&since=${ends[0].revision}`, await asAdmin());
-      await again.waitForEvent('the change made after the end', (e) => e.type === 'MODIFIED' && e.object?.spec.display.name === 'after-the-end');
+      await again.waitForEvent(
+        'the change made after the end',
+        (e) => e.type === 'MODIFIED' && e.object?.spec.display.name === 'after-the-end',
+      );
     });
 
     it('STREAM-01: a watch and an audit watch opened with an API token end at its expiry with a final 401 ERROR', async () => {
@@ -282,17 +321,39 @@ describe('watch limits (docs/api.md §6)', function () {
           expect(JSON.stringify(w.events), marker).to.not.include(marker);
         };
         await signUp(t, 'ada');
-        const grant = { kind: 'GlobalRoleBinding', metadata: { name: 'ada-admin' }, spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ada' }] } };
+        const grant = {
+          kind: 'GlobalRoleBinding',
+          metadata: { name: 'ada-admin' },
+          spec: { role: 'admin', subjects: [{ kind: 'User', name: 'ada' }] },
+        };
         await ok(t.api('POST', '/api/v1/globalrolebindings', grant, admin));
         const session = await login(t, 'ada');
         const token = await ok(t.api('POST', '/api/v1/user/tokens', { name: 'auditor', ttl: '1h' }, bearer(session)));
         const byToken = await audit(bearer(token.body.token));
-        await endsBefore(byToken, () => ok(t.api('DELETE', `/api/v1/user/tokens/${token.body.id}`, undefined, bearer(session)), 204), 401, /API token .*revoked/, 'after-revoke');
+        await endsBefore(
+          byToken,
+          () => ok(t.api('DELETE', `/api/v1/user/tokens/${token.body.id}`, undefined, bearer(session)), 204),
+          401,
+          /API token .*revoked/,
+          'after-revoke',
+        );
         const bySession = await audit(bearer(session));
-        await endsBefore(bySession, () => ok(t.api('GET', '/api/auth/logout', undefined, bearer(session)), 204), 401, /session ended/, 'after-logout');
+        await endsBefore(
+          bySession,
+          () => ok(t.api('GET', '/api/auth/logout', undefined, bearer(session)), 204),
+          401,
+          /session ended/,
+          'after-logout',
+        );
         const lasting = await ok(t.api('POST', '/api/v1/user/tokens', { name: 'reader', ttl: '1h' }, bearer(await login(t, 'ada'))));
         const reader = await audit(bearer(lasting.body.token));
-        await endsBefore(reader, () => ok(t.api('DELETE', '/api/v1/globalrolebindings/ada-admin', undefined, admin), 204), 403, /may not read AuditEvent/, 'after-unbind');
+        await endsBefore(
+          reader,
+          () => ok(t.api('DELETE', '/api/v1/globalrolebindings/ada-admin', undefined, admin), 204),
+          403,
+          /may not read AuditEvent/,
+          'after-unbind',
+        );
       } finally {
         await t.stop();
       }
@@ -320,7 +381,11 @@ describe('watch limits (docs/api.md §6)', function () {
     };
     /** Every deletion of `gone`'s objects of the watched kind arrived, or the stream ended with a 410 ERROR without a revision (list again). */
     const deletionsOrGone = async (w: WatchStream, gone: string, names: string[], what: string) => {
-      await w.waitForEvent(`${what}: the deletions or a 410`, (e) => e.type === 'ERROR' || names.every((n) => w.summary().includes(`DELETED ${gone}/${n}`)), 10_000);
+      await w.waitForEvent(
+        `${what}: the deletions or a 410`,
+        (e) => e.type === 'ERROR' || names.every((n) => w.summary().includes(`DELETED ${gone}/${n}`)),
+        10_000,
+      );
       const end = w.error();
       if (!end) return;
       expect(end.object, what).to.include({ code: 410, reason: 'Gone' });
@@ -420,7 +485,11 @@ describe('watch limits (docs/api.md §6)', function () {
       await ok(s.api('POST', '/api/v1/projects', project('cap'), admin));
       await signUp(s, 'vera');
       await ok(s.api('POST', '/api/v1/projects/cap/rolebindings', binding('vera-viewer', 'viewer', 'vera'), admin));
-      const mine = [await open('/api/v1/projects/cap/dashboards?watch=true', admin), await open('/api/v1/dashboards?watch=true', admin), await open('/api/v1/audit?watch=true', admin)];
+      const mine = [
+        await open('/api/v1/projects/cap/dashboards?watch=true', admin),
+        await open('/api/v1/dashboards?watch=true', admin),
+        await open('/api/v1/audit?watch=true', admin),
+      ];
       for (const w of mine) expect(w).to.be.instanceOf(WatchStream);
       const token = await ok(s.api('POST', '/api/v1/user/tokens', { name: 'more', ttl: '1h' }, admin));
       for (const [path, headers] of [

@@ -16,8 +16,16 @@ import { waitFor } from './helpers/wait.js';
 
 const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: {} });
 const folder = (name: string, title = name) => ({ kind: 'Folder', metadata: { name }, spec: { display: { name: title }, items: [] } });
-const ds = (name: string, plugin: string) => ({ kind: 'Datasource', metadata: { name }, spec: { default: false, plugin: { kind: plugin, spec: { directUrl: 'http://127.0.0.1:9/x' } } } });
-const binding = (name: string, role: string, user: string) => ({ kind: 'RoleBinding', metadata: { name }, spec: { role, subjects: [{ kind: 'User', name: user }] } });
+const ds = (name: string, plugin: string) => ({
+  kind: 'Datasource',
+  metadata: { name },
+  spec: { default: false, plugin: { kind: plugin, spec: { directUrl: 'http://127.0.0.1:9/x' } } },
+});
+const binding = (name: string, role: string, user: string) => ({
+  kind: 'RoleBinding',
+  metadata: { name },
+  spec: { role, subjects: [{ kind: 'User', name: user }] },
+});
 
 async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
   const res = await r;
@@ -29,7 +37,9 @@ async function ok(r: Promise<ApiResponse>, status = 200): Promise<ApiResponse> {
 function expectOrderedOnce(events: WatchEvent[]): void {
   const changes = events.filter((e) => e.type !== 'BOOKMARK');
   for (let i = 1; i < changes.length; i++) {
-    expect(changes[i].revision, `revision order at ${i}: ${JSON.stringify(changes.map((e) => e.revision))}`).to.be.at.least(changes[i - 1].revision);
+    expect(changes[i].revision, `revision order at ${i}: ${JSON.stringify(changes.map((e) => e.revision))}`).to.be.at.least(
+      changes[i - 1].revision,
+    );
   }
   const live = changes.filter((e, i) => i === 0 || e.revision !== changes[0].revision || e.type !== 'ADDED');
   const seen = new Set<string>();
@@ -134,7 +144,12 @@ describe('watch streams (docs/api.md §6)', function () {
       // and while it watches again
       await ok(s.api('PUT', '/api/v1/projects/w1/folders/r1', folder('r1', 'r1-v3')));
       await w2.settle(await rev());
-      expect(w2.summary(), 'no snapshot with since, only what happened after it').to.deep.equal(['ADDED w1/r2', 'MODIFIED w1/r1', 'DELETED w1/r2', 'MODIFIED w1/r1']);
+      expect(w2.summary(), 'no snapshot with since, only what happened after it').to.deep.equal([
+        'ADDED w1/r2',
+        'MODIFIED w1/r1',
+        'DELETED w1/r2',
+        'MODIFIED w1/r1',
+      ]);
       expect(w2.changes().map((e) => e.object!.metadata.version)).to.deep.equal([0, 2, 0, 3]);
       expect(w2.changes()[0].revision).to.be.greaterThan(lastSeen);
       expectOrderedOnce(w2.events);
@@ -154,7 +169,9 @@ describe('watch streams (docs/api.md §6)', function () {
       expect(r instanceof WatchStream, 'a stream instead of 410').to.equal(false);
       const gone = r as { status: number; text: string };
       expect(gone.status, gone.text).to.equal(410);
-      expect(JSON.parse(gone.text).message).to.match(/^revision \d+ is older than the retained event log \(oldest \d+\); watch again without since: the stream starts with every current object/);
+      expect(JSON.parse(gone.text).message).to.match(
+        /^revision \d+ is older than the retained event log \(oldest \d+\); watch again without since: the stream starts with every current object/,
+      );
       // the cross-project route says the same
       expect(((await WatchStream.open(`${s.url}/api/v1/folders?watch=true&since=${old}`)) as { status: number }).status).to.equal(410);
       // a recent revision still works
@@ -162,8 +179,12 @@ describe('watch streams (docs/api.md §6)', function () {
       const w = await watch(`/api/v1/projects/w1/folders?watch=true&since=${recent - 50}`);
       await w.settle(recent);
       expect(w.changes()).to.deep.equal([]);
-      expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&since=${recent + 1000}`)) as { status: number }).status).to.equal(400);
-      expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&since=abc`)) as { status: number }).status).to.equal(400);
+      expect(
+        ((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&since=${recent + 1000}`)) as { status: number }).status,
+      ).to.equal(400);
+      expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&since=abc`)) as { status: number }).status).to.equal(
+        400,
+      );
     });
 
     it('filters apply to the snapshot and to live events: name prefix, project on the cross-project route, datasource kind', async () => {
@@ -190,11 +211,16 @@ describe('watch streams (docs/api.md §6)', function () {
       expect(crossName.summary()).to.deep.equal(['ADDED w1/fx-1', 'ADDED w2/fx-2', 'ADDED w1/fx-3', 'ADDED w2/fx-4']);
       expect(byKind.summary()).to.deep.equal(['ADDED w1/tempo-1', 'ADDED w1/tempo-2']);
       // the same contradiction rule as the list
-      expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&project=w2`)) as { status: number }).status).to.equal(400);
+      expect(((await WatchStream.open(`${s.url}/api/v1/projects/w1/folders?watch=true&project=w2`)) as { status: number }).status).to.equal(
+        400,
+      );
     });
 
     it('an object entering a filter is ADDED and one leaving it DELETED, as in Kubernetes: the stream then equals the list; resumed with since, too', async () => {
-      const dsd = (name: string, isDefault: boolean, plugin = 'PrometheusDatasource') => ({ ...ds(name, plugin), spec: { ...ds(name, plugin).spec, default: isDefault } });
+      const dsd = (name: string, isDefault: boolean, plugin = 'PrometheusDatasource') => ({
+        ...ds(name, plugin),
+        spec: { ...ds(name, plugin).spec, default: isDefault },
+      });
       await ok(s.api('POST', '/api/v1/projects', project('w3')));
       await ok(s.api('POST', '/api/v1/projects/w3/datasources', dsd('m-1', true)));
       await ok(s.api('POST', '/api/v1/projects/w3/datasources', dsd('m-2', false)));
@@ -261,7 +287,9 @@ describe('watch streams (docs/api.md §6)', function () {
       try {
         await ok(t.api('POST', '/api/v1/projects', project('empty')));
         const t0 = Date.now();
-        const res = await fetch(`${t.url}/api/v1/projects/empty/folders?watch=true`, { signal: AbortSignal.timeout(3_000) }).catch((e: Error) => e);
+        const res = await fetch(`${t.url}/api/v1/projects/empty/folders?watch=true`, { signal: AbortSignal.timeout(3_000) }).catch(
+          (e: Error) => e,
+        );
         expect(res, 'no response headers within 3 s').to.be.instanceOf(Response);
         expect(Date.now() - t0, 'ms until the response headers').to.be.below(1_000);
         const r = res as Response;
@@ -293,7 +321,11 @@ describe('watch streams (docs/api.md §6)', function () {
     });
 
     it('secrets in events are "<secret>" (snapshot and live)', async () => {
-      const secret = (name: string, password: string) => ({ kind: 'Secret', metadata: { name }, spec: { basicAuth: { username: 'u', password } } });
+      const secret = (name: string, password: string) => ({
+        kind: 'Secret',
+        metadata: { name },
+        spec: { basicAuth: { username: 'u', password } },
+      });
       await ok(s.api('POST', '/api/v1/projects/w1/secrets', secret('s1', 'PASSWORD-CANARY-1')));
       const w = await watch('/api/v1/projects/w1/secrets?watch=true');
       const g = await watch('/api/v1/globalsecrets?watch=true');
@@ -305,7 +337,8 @@ describe('watch streams (docs/api.md §6)', function () {
       await Promise.all([w.settle(last), g.settle(last)]);
       expect(w.summary()).to.deep.equal(['ADDED w1/s1', 'ADDED w1/s2', 'MODIFIED w1/s1', 'DELETED w1/s2']);
       expect(g.summary()).to.deep.equal(['ADDED /gs']);
-      for (const e of [...w.changes(), ...g.changes()]) expect(e.object!.spec.basicAuth).to.deep.equal({ username: 'u', password: '<secret>' });
+      for (const e of [...w.changes(), ...g.changes()])
+        expect(e.object!.spec.basicAuth).to.deep.equal({ username: 'u', password: '<secret>' });
       expect(JSON.stringify([w.events, g.events])).to.not.match(/CANARY|"v\d+:|enc:/);
     });
 
@@ -400,7 +433,11 @@ describe('watch streams (docs/api.md §6)', function () {
       expect(crossSummary).to.deep.equal(['ADDED pa/pa-old', 'ADDED pa/a-live', 'MODIFIED pa/a-live']);
       expect(JSON.stringify(cross.events)).to.not.include('pb-CANARY');
       await own.settle(await rev());
-      expect(own.summary().filter((x) => x !== 'ADDED pa/for-nobody')).to.deep.equal(['ADDED pa/pa-old', 'ADDED pa/a-live', 'MODIFIED pa/a-live']);
+      expect(own.summary().filter((x) => x !== 'ADDED pa/for-nobody')).to.deep.equal([
+        'ADDED pa/pa-old',
+        'ADDED pa/a-live',
+        'MODIFIED pa/a-live',
+      ]);
 
       // the binding goes: from then on nothing from pa reaches vera
       await ok(s.api('DELETE', '/api/v1/projects/pa/rolebindings/vera-viewer', undefined, asAdmin()), 204);
@@ -411,7 +448,11 @@ describe('watch streams (docs/api.md §6)', function () {
       await ok(s.api('DELETE', '/api/v1/projects/pa/folders/pa-old', undefined, asAdmin()), 204);
       const last = await rev();
       // the project watch either ends or stays silent; the cross-project one stays open but silent
-      await waitFor('the project watch to end or to pass the last revision', () => own.ended || own.events.some((e) => e.type === 'BOOKMARK' && e.revision >= last), 5_000);
+      await waitFor(
+        'the project watch to end or to pass the last revision',
+        () => own.ended || own.events.some((e) => e.type === 'BOOKMARK' && e.revision >= last),
+        5_000,
+      );
       await cross.settle(last);
       expect(cross.changes().length, JSON.stringify(cross.summary(crossBefore))).to.equal(crossBefore);
       expect(own.changes().length, JSON.stringify(own.summary(ownBefore))).to.equal(ownBefore);
@@ -436,10 +477,20 @@ describe('watch streams (docs/api.md §6)', function () {
       await ok(s.api('GET', '/api/auth/logout', undefined, bearer(one)), 204);
       await write('after-logout');
       await w1.waitEnded(5_000);
-      await w2.waitForEvent('the change, on the other session', (e) => e.type === 'MODIFIED' && e.object?.spec.display.name === 'after-logout');
+      await w2.waitForEvent(
+        'the change, on the other session',
+        (e) => e.type === 'MODIFIED' && e.object?.spec.display.name === 'after-logout',
+      );
       expect(JSON.stringify(w1.events)).to.not.include('after-logout');
       // a password change (here by an administrator) ends every stream of the user
-      await ok(s.api('PUT', '/api/v1/users/wren', { kind: 'User', metadata: { name: 'wren' }, spec: { nativeProvider: { password: 'wren-new-password' } } }, asAdmin()));
+      await ok(
+        s.api(
+          'PUT',
+          '/api/v1/users/wren',
+          { kind: 'User', metadata: { name: 'wren' }, spec: { nativeProvider: { password: 'wren-new-password' } } },
+          asAdmin(),
+        ),
+      );
       await w2.waitEnded(5_000);
       // an API token's stream ends when the token is revoked
       const fresh = await login(s, 'wren', 'wren-new-password');

@@ -27,7 +27,8 @@ function persesPanelActionsOnHover(): Plugin {
     transform(code, id) {
       if (!FILE.test(id)) return undefined;
       const uses = code.split(USE).length - 1;
-      if (!DECLARATION.test(code) || uses !== 5) this.error(`${id}: not the PanelActions of @perses-dev/dashboards 0.52 (OnHover declaration or its 5 uses not found)`);
+      if (!DECLARATION.test(code) || uses !== 5)
+        this.error(`${id}: not the PanelActions of @perses-dev/dashboards 0.52 (OnHover declaration or its 5 uses not found)`);
       const fixed = code.replace(DECLARATION, '').replaceAll(USE, `${USE} showIcons: showIcons,`);
       return {
         code: `${fixed}\nconst ON_HOVER_SX = { display: 'var(--panel-hover, none)' };\nfunction OnHover({ children, showIcons }) {\n    return showIcons === 'hover' ? _jsx(Box, { sx: ON_HOVER_SX, children }) : _jsx(_Fragment, { children });\n}\n`,
@@ -75,11 +76,16 @@ function persesDownloadOnDemand(): Plugin {
     transform(code, id) {
       if (!FILE.test(id)) return undefined;
       if (!code.includes(IMPORT) || !code.includes(HANDLER) || !code.includes(CALL))
-        this.error(`${id}: not the DownloadButton of @perses-dev/dashboards 0.52 (serializeDashboard import, click handler or call not found)`);
+        this.error(
+          `${id}: not the DownloadButton of @perses-dev/dashboards 0.52 (serializeDashboard import, click handler or call not found)`,
+        );
       const fixed = code
         .replace(IMPORT, '')
         .replace(HANDLER, 'const handleItemClick = (format, shape)=>async ()=>{')
-        .replace(CALL, "const { contentType, content } = (await import('./serializeDashboard')).serializeDashboard(dashboard, format, shape);");
+        .replace(
+          CALL,
+          "const { contentType, content } = (await import('./serializeDashboard')).serializeDashboard(dashboard, format, shape);",
+        );
       return { code: fixed, map: null };
     },
   };
@@ -123,7 +129,8 @@ function lodashPerMethod(): Plugin {
  */
 function persesGcdWithoutMathjs(): Plugin {
   const FILE = /[\\/]@perses-dev[\\/]core[\\/]dist[\\/]utils[\\/]mathjs\.js$/;
-  const EXPECTED = /^import \{ gcdDependencies, create \} from 'mathjs';$[\s\S]*const \{ gcd \} = create\(\{\s*gcdDependencies\s*\}\);\s*export \{ gcd \};/m;
+  const EXPECTED =
+    /^import \{ gcdDependencies, create \} from 'mathjs';$[\s\S]*const \{ gcd \} = create\(\{\s*gcdDependencies\s*\}\);\s*export \{ gcd \};/m;
   return {
     name: 'dashplane:perses-gcd-without-mathjs',
     transform(code, id) {
@@ -172,11 +179,30 @@ interface LazyImport {
 
 const LAZY_IMPORTS: LazyImport[] = [
   // the time range picker's custom range calendar (@mui/x-date-pickers, date-fns): shown when "custom" is picked
-  { file: '@perses-dev/components/dist/TimeRangeSelector/TimeRangeSelector.js', from: './DateTimeRangePicker', names: ['DateTimeRangePicker'] },
+  {
+    file: '@perses-dev/components/dist/TimeRangeSelector/TimeRangeSelector.js',
+    from: './DateTimeRangePicker',
+    names: ['DateTimeRangePicker'],
+  },
   // the edit-mode toolbar's variable and datasource editors
-  { file: '@perses-dev/dashboards/dist/components/DashboardToolbar/DashboardToolbar.js', from: '../Variables', names: ['EditVariablesButton'], load: '../Variables/EditVariablesButton' },
-  { file: '@perses-dev/dashboards/dist/components/DashboardToolbar/DashboardToolbar.js', from: '../Datasources', names: ['EditDatasourcesButton'], load: '../Datasources/EditDatasourcesButton' },
-  { file: '@perses-dev/dashboards/dist/components/EmptyDashboard/EmptyDashboard.js', from: '../Variables', names: ['EditVariablesButton'], load: '../Variables/EditVariablesButton' },
+  {
+    file: '@perses-dev/dashboards/dist/components/DashboardToolbar/DashboardToolbar.js',
+    from: '../Variables',
+    names: ['EditVariablesButton'],
+    load: '../Variables/EditVariablesButton',
+  },
+  {
+    file: '@perses-dev/dashboards/dist/components/DashboardToolbar/DashboardToolbar.js',
+    from: '../Datasources',
+    names: ['EditDatasourcesButton'],
+    load: '../Datasources/EditDatasourcesButton',
+  },
+  {
+    file: '@perses-dev/dashboards/dist/components/EmptyDashboard/EmptyDashboard.js',
+    from: '../Variables',
+    names: ['EditVariablesButton'],
+    load: '../Variables/EditVariablesButton',
+  },
   // the plugins' option editors (the PromQL editor is CodeMirror); the Prometheus variables' editors
   // share a module with what the variables need to run, so it is the PromQL editor in them that waits
   {
@@ -184,22 +210,77 @@ const LAZY_IMPORTS: LazyImport[] = [
     from: './PrometheusTimeSeriesQueryEditor',
     names: ['PrometheusTimeSeriesQueryEditor'],
   },
-  { file: '@perses-dev/prometheus-plugin/lib/plugins/prometheus-datasource.js', from: './PrometheusDatasourceEditor', names: ['PrometheusDatasourceEditor'] },
-  { file: '@perses-dev/prometheus-plugin/lib/plugins/prometheus-variables.js', from: '../components', names: ['PromQLEditor'], load: '../components/PromQLEditor' },
-  { file: '@perses-dev/loki-plugin/lib/datasources/loki-datasource/LokiDatasource.js', from: './LokiDatasourceEditor', names: ['LokiDatasourceEditor'] },
+  {
+    file: '@perses-dev/prometheus-plugin/lib/plugins/prometheus-datasource.js',
+    from: './PrometheusDatasourceEditor',
+    names: ['PrometheusDatasourceEditor'],
+  },
+  {
+    file: '@perses-dev/prometheus-plugin/lib/plugins/prometheus-variables.js',
+    from: '../components',
+    names: ['PromQLEditor'],
+    load: '../components/PromQLEditor',
+  },
+  {
+    file: '@perses-dev/loki-plugin/lib/datasources/loki-datasource/LokiDatasource.js',
+    from: './LokiDatasourceEditor',
+    names: ['LokiDatasourceEditor'],
+  },
   { file: '@perses-dev/tempo-plugin/lib/plugins/tempo-datasource.js', from: './TempoDatasourceEditor', names: ['TempoDatasourceEditor'] },
-  { file: '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource.js', from: './PyroscopeDatasourceEditor', names: ['PyroscopeDatasourceEditor'] },
-  { file: '@perses-dev/timeseries-chart-plugin/lib/TimeSeriesChart.js', from: './GeneralSettingsEditor', names: ['TimeSeriesChartGeneralSettings'] },
+  {
+    file: '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource.js',
+    from: './PyroscopeDatasourceEditor',
+    names: ['PyroscopeDatasourceEditor'],
+  },
+  {
+    file: '@perses-dev/timeseries-chart-plugin/lib/TimeSeriesChart.js',
+    from: './GeneralSettingsEditor',
+    names: ['TimeSeriesChartGeneralSettings'],
+  },
   { file: '@perses-dev/timeseries-chart-plugin/lib/TimeSeriesChart.js', from: './QuerySettingsEditor', names: ['QuerySettingsEditor'] },
   { file: '@perses-dev/stat-chart-plugin/lib/StatChart.js', from: './StatChartValueMappingEditor', names: ['StatChartValueMappingEditor'] },
-  { file: '@perses-dev/stat-chart-plugin/lib/StatChart.js', from: './StatChartOptionsEditorSettings', names: ['StatChartOptionsEditorSettings'] },
-  { file: '@perses-dev/gauge-chart-plugin/lib/GaugeChart.js', from: './GaugeChartOptionsEditorSettings', names: ['GaugeChartOptionsEditorSettings'] },
-  { file: '@perses-dev/bar-chart-plugin/lib/BarChart.js', from: './BarChartOptionsEditorSettings', names: ['BarChartOptionsEditorSettings'] },
-  { file: '@perses-dev/pie-chart-plugin/lib/PieChart.js', from: './PieChartOptionsEditorSettings', names: ['PieChartOptionsEditorSettings'] },
-  { file: '@perses-dev/status-history-chart-plugin/lib/StatusHistoryChart.js', from: './StatusHistoryChartOptionsEditorSettings', names: ['StatusHistoryChartOptionsEditorSettings'] },
-  { file: '@perses-dev/status-history-chart-plugin/lib/StatusHistoryChart.js', from: './StatusHistoryValueMappingEditor', names: ['StatusHistoryValueMappingEditor'] },
-  { file: '@perses-dev/heatmap-chart-plugin/lib/HeatMapChart.js', from: './components', names: ['HeatMapChartOptionsEditorSettings'], load: './components/HeatMapChartOptionsEditorSettings' },
-  { file: '@perses-dev/histogram-chart-plugin/lib/HistogramChart.js', from: './components', names: ['HistogramChartOptionsEditorSettings'], load: './components/HistogramChartOptionsEditorSettings' },
+  {
+    file: '@perses-dev/stat-chart-plugin/lib/StatChart.js',
+    from: './StatChartOptionsEditorSettings',
+    names: ['StatChartOptionsEditorSettings'],
+  },
+  {
+    file: '@perses-dev/gauge-chart-plugin/lib/GaugeChart.js',
+    from: './GaugeChartOptionsEditorSettings',
+    names: ['GaugeChartOptionsEditorSettings'],
+  },
+  {
+    file: '@perses-dev/bar-chart-plugin/lib/BarChart.js',
+    from: './BarChartOptionsEditorSettings',
+    names: ['BarChartOptionsEditorSettings'],
+  },
+  {
+    file: '@perses-dev/pie-chart-plugin/lib/PieChart.js',
+    from: './PieChartOptionsEditorSettings',
+    names: ['PieChartOptionsEditorSettings'],
+  },
+  {
+    file: '@perses-dev/status-history-chart-plugin/lib/StatusHistoryChart.js',
+    from: './StatusHistoryChartOptionsEditorSettings',
+    names: ['StatusHistoryChartOptionsEditorSettings'],
+  },
+  {
+    file: '@perses-dev/status-history-chart-plugin/lib/StatusHistoryChart.js',
+    from: './StatusHistoryValueMappingEditor',
+    names: ['StatusHistoryValueMappingEditor'],
+  },
+  {
+    file: '@perses-dev/heatmap-chart-plugin/lib/HeatMapChart.js',
+    from: './components',
+    names: ['HeatMapChartOptionsEditorSettings'],
+    load: './components/HeatMapChartOptionsEditorSettings',
+  },
+  {
+    file: '@perses-dev/histogram-chart-plugin/lib/HistogramChart.js',
+    from: './components',
+    names: ['HistogramChartOptionsEditorSettings'],
+    load: './components/HistogramChartOptionsEditorSettings',
+  },
   { file: '@perses-dev/markdown-plugin/lib/Markdown.js', from: './MarkdownPanelOptionsEditor', names: ['MarkdownPanelOptionsEditor'] },
   // the Markdown panel itself (marked, DOMPurify): only dashboards with a Markdown panel load it
   { file: '@perses-dev/markdown-plugin/lib/Markdown.js', from: './MarkdownPanel', names: ['MarkdownPanel'] },
@@ -234,7 +315,9 @@ function lazyImports(rules: LazyImport[]): Plugin {
           : [];
         const missing = rule.names.filter((n) => !imported.includes(n));
         if (!m || missing.length)
-          this.error(`${id}: no \`import { ${rule.names.join(', ')} } from '${rule.from}'\` (another version?): check whether the lazy import is still right, then adapt or drop the rule`);
+          this.error(
+            `${id}: no \`import { ${rule.names.join(', ')} } from '${rule.from}'\` (another version?): check whether the lazy import is still right, then adapt or drop the rule`,
+          );
         const kept = imported.filter((n) => !rule.names.includes(n));
         out = out.replace(statement, kept.length ? `import { ${kept.join(', ')} } from '${rule.from}';` : '');
         defs += `const __module${i} = () => import('${rule.load ?? rule.from}');\n`;
@@ -277,7 +360,15 @@ const NOISE = new Set(['INVALID_ANNOTATION', 'MODULE_LEVEL_DIRECTIVE']);
 
 // `global` is Node's name; @perses-dev/core calls global.fetch, which browsers only have as globalThis.fetch.
 export default defineConfig({
-  plugins: [react(), persesPanelActionsOnHover(), flameChartEchartsCore(), lazyImports(LAZY_IMPORTS), persesDownloadOnDemand(), lodashPerMethod(), persesGcdWithoutMathjs()],
+  plugins: [
+    react(),
+    persesPanelActionsOnHover(),
+    flameChartEchartsCore(),
+    lazyImports(LAZY_IMPORTS),
+    persesDownloadOnDemand(),
+    lodashPerMethod(),
+    persesGcdWithoutMathjs(),
+  ],
   define: { global: 'globalThis' },
   build: {
     outDir: 'dist',

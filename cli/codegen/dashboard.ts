@@ -61,7 +61,17 @@ export function dashboardCode(d: Obj, parts: CodeParts): Node {
     const items = grid.items.map((it) => {
       if (size.auto) return refOf(it.key);
       used.add('placed');
-      return call('placed', refOf(it.key), object({ x: it.x, y: it.y, width: it.width, height: it.height, repeatVariable: it.repeatVariable === undefined ? undefined : data(it.repeatVariable) }));
+      return call(
+        'placed',
+        refOf(it.key),
+        object({
+          x: it.x,
+          y: it.y,
+          width: it.width,
+          height: it.height,
+          repeatVariable: it.repeatVariable === undefined ? undefined : data(it.repeatVariable),
+        }),
+      );
     });
     groups.push(
       call(
@@ -78,7 +88,11 @@ export function dashboardCode(d: Obj, parts: CodeParts): Node {
     );
   });
   used.add('dashboard');
-  const simpleDisplay = isObj(display) && Object.keys(display).length > 0 && hasOnly(display, ['name', 'description']) && Object.values(display).every((v) => typeof v === 'string');
+  const simpleDisplay =
+    isObj(display) &&
+    Object.keys(display).length > 0 &&
+    hasOnly(display, ['name', 'description']) &&
+    Object.values(display).every((v) => typeof v === 'string');
   return call(
     'dashboard',
     object({
@@ -89,10 +103,20 @@ export function dashboardCode(d: Obj, parts: CodeParts): Node {
       description: simpleDisplay ? data(display.description) : undefined,
       display: display !== undefined && !simpleDisplay ? data(display) : undefined,
       ...(Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, withPlugins(v, used)])) as Record<string, Node>),
-      variables: Array.isArray(variables) ? variables.map((v) => variableCode(v, used)) : variables === undefined ? undefined : data(variables),
+      variables: Array.isArray(variables)
+        ? variables.map((v) => variableCode(v, used))
+        : variables === undefined
+          ? undefined
+          : data(variables),
       groups: groups.length ? groups : undefined,
       layouts: written.length ? written.map((l) => data(l)) : undefined,
-      panels: extra.length ? object(Object.fromEntries(extra.map((k) => [k, inGroups.includes(k) ? refOf(k) : (panelCode(panels[k], undefined, {}, used) ?? data(panels[k]))]))) : undefined,
+      panels: extra.length
+        ? object(
+            Object.fromEntries(
+              extra.map((k) => [k, inGroups.includes(k) ? refOf(k) : (panelCode(panels[k], undefined, {}, used) ?? data(panels[k]))]),
+            ),
+          )
+        : undefined,
     }),
   );
 }

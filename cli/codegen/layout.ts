@@ -15,8 +15,12 @@ export interface Item {
 }
 
 /** A grid layout the groups can express, read; undefined when it needs writing out. */
-export function readGrid(layout: unknown, panels: Obj): { title?: string | undefined; collapsed?: boolean | undefined; repeatVariable?: string | undefined; items: Item[] } | undefined {
-  if (!isObj(layout) || layout.kind !== 'Grid' || !hasOnly(layout, ['kind', 'spec'], ['kind', 'spec']) || !isObj(layout.spec)) return undefined;
+export function readGrid(
+  layout: unknown,
+  panels: Obj,
+): { title?: string | undefined; collapsed?: boolean | undefined; repeatVariable?: string | undefined; items: Item[] } | undefined {
+  if (!isObj(layout) || layout.kind !== 'Grid' || !hasOnly(layout, ['kind', 'spec'], ['kind', 'spec']) || !isObj(layout.spec))
+    return undefined;
   const s = layout.spec;
   if (!hasOnly(s, ['display', 'items', 'repeatVariable'], ['items']) || !Array.isArray(s.items)) return undefined;
   if (s.repeatVariable !== undefined && typeof s.repeatVariable !== 'string') return undefined;
@@ -33,7 +37,8 @@ export function readGrid(layout: unknown, panels: Obj): { title?: string | undef
   }
   const items: Item[] = [];
   for (const it of s.items) {
-    if (!isObj(it) || !hasOnly(it, ['x', 'y', 'width', 'height', 'content', 'repeatVariable'], ['x', 'y', 'width', 'height', 'content'])) return undefined;
+    if (!isObj(it) || !hasOnly(it, ['x', 'y', 'width', 'height', 'content', 'repeatVariable'], ['x', 'y', 'width', 'height', 'content']))
+      return undefined;
     const c = it.content;
     if (!isObj(c) || !hasOnly(c, ['$ref'], ['$ref']) || typeof c.$ref !== 'string' || !c.$ref.startsWith(REF_PREFIX)) return undefined;
     const key = c.$ref.slice(REF_PREFIX.length);
@@ -86,7 +91,10 @@ export function groupSizes(grids: (ReturnType<typeof readGrid> | undefined)[]): 
       ) ?? 2;
     const width = widthFor(columns);
     const cells = flow(g.items);
-    const needs = g.items.map((it) => ({ key: it.key, hint: { ...(it.width !== width ? { width: it.width } : {}), ...(it.height !== height ? { height: it.height } : {}) } }));
+    const needs = g.items.map((it) => ({
+      key: it.key,
+      hint: { ...(it.width !== width ? { width: it.width } : {}), ...(it.height !== height ? { height: it.height } : {}) },
+    }));
     const auto =
       g.items.every((it, i) => it.repeatVariable === undefined && cells[i].x === it.x && cells[i].y === it.y) &&
       needs.every((n) => !Object.keys(n.hint).length || (count.get(n.key) === 1 && !hints.has(n.key)));

@@ -14,7 +14,8 @@ export function withoutServerOwned(r: Obj): Obj {
 /** The code of one resource: `dashboard({...})` for a dashboard the builder can say, else `resource(kind, {...})`. */
 function resourceCode(r: Obj, parts: CodeParts): Node {
   const meta = r.metadata;
-  const isDashboard = r.kind === 'Dashboard' && hasOnly(r, ['kind', 'metadata', 'spec'], ['kind', 'metadata', 'spec']) && isObj(r.spec) && isObj(meta);
+  const isDashboard =
+    r.kind === 'Dashboard' && hasOnly(r, ['kind', 'metadata', 'spec'], ['kind', 'metadata', 'spec']) && isObj(r.spec) && isObj(meta);
   if (isDashboard && hasOnly(meta, ['name', 'project', 'tags'], ['name']) && typeof meta.name === 'string') return dashboardCode(r, parts);
   const { kind, ...body } = r;
   if (typeof kind !== 'string') return data(r);

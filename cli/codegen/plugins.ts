@@ -20,7 +20,15 @@ export function pluginCode(p: unknown, used: Set<string>): Node {
   const spec = { ...p.spec };
   const dsKind = DATASOURCE_KINDS[p.kind];
   const ds = spec.datasource;
-  if (dsKind && isObj(ds) && hasOnly(ds, ['kind', 'name'], ['kind', 'name']) && ds.kind === dsKind && typeof ds.name === 'string' && !ds.name.startsWith('$')) spec.datasource = ds.name;
+  if (
+    dsKind &&
+    isObj(ds) &&
+    hasOnly(ds, ['kind', 'name'], ['kind', 'name']) &&
+    ds.kind === dsKind &&
+    typeof ds.name === 'string' &&
+    !ds.name.startsWith('$')
+  )
+    spec.datasource = ds.name;
   if (TYPES[p.kind] && !PLUGIN_SYNONYMS[p.kind]) {
     const name = builderName(p.kind);
     used.add(name);
@@ -31,7 +39,8 @@ export function pluginCode(p: unknown, used: Set<string>): Node {
 }
 
 /** The query type a plugin answers (`TimeSeriesQuery`...), if the catalog knows the plugin. */
-export const queryTypeOf = (kind: unknown): string | undefined => (typeof kind === 'string' && TYPES[kind]?.endsWith('Query') ? TYPES[kind] : undefined);
+export const queryTypeOf = (kind: unknown): string | undefined =>
+  typeof kind === 'string' && TYPES[kind]?.endsWith('Query') ? TYPES[kind] : undefined;
 
 /** Any value with every `plugin: {kind, spec}` inside it written with its builder. */
 export function withPlugins(v: unknown, used: Set<string>): Node {

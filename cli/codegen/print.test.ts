@@ -3,7 +3,15 @@ import { call, data, print } from './print.js';
 
 describe('dashctl generate: the printer', () => {
   it('prints values TypeScript reads back as the same JSON, calls included', () => {
-    const value = { a: "it's", b: 'multi\nline', c: 'tick ` and ${x}', __proto__: 1, 'key with space': [1, -0, null, true], call: 'x', args: [] };
+    const value = {
+      a: "it's",
+      b: 'multi\nline',
+      c: 'tick ` and ${x}',
+      __proto__: 1,
+      'key with space': [1, -0, null, true],
+      call: 'x',
+      args: [],
+    };
     const code = print(call('f', data(value)));
     // eslint-disable-next-line no-new-func
     const back = new Function('f', `return ${code};`)((x: unknown) => x);

@@ -19,8 +19,20 @@ export interface Ref {
 export type Node = null | boolean | number | string | Node[] | Call | Ref | { [key: string]: Node | undefined };
 
 const CALL = (n: unknown): n is Call =>
-  typeof n === 'object' && n !== null && !Array.isArray(n) && Object.keys(n).length === 2 && typeof (n as Call).call === 'string' && Array.isArray((n as Call).args) && !Object.hasOwn(n, '__json');
-const REF = (n: unknown): n is Ref => typeof n === 'object' && n !== null && !Array.isArray(n) && Object.keys(n).length === 1 && typeof (n as Ref).ref === 'string' && !Object.hasOwn(n, '__json');
+  typeof n === 'object' &&
+  n !== null &&
+  !Array.isArray(n) &&
+  Object.keys(n).length === 2 &&
+  typeof (n as Call).call === 'string' &&
+  Array.isArray((n as Call).args) &&
+  !Object.hasOwn(n, '__json');
+const REF = (n: unknown): n is Ref =>
+  typeof n === 'object' &&
+  n !== null &&
+  !Array.isArray(n) &&
+  Object.keys(n).length === 1 &&
+  typeof (n as Ref).ref === 'string' &&
+  !Object.hasOwn(n, '__json');
 
 /** A call node. */
 export const call = (name: string, ...args: Node[]): Call => ({ call: name, args });

@@ -30,7 +30,13 @@ interface ApplyFlags {
   forceProject?: boolean;
 }
 
-const COLOURS: Record<Outcome | 'pruned', Colour> = { created: 'green', configured: 'yellow', unchanged: 'grey', pruned: 'red', failed: 'red' };
+const COLOURS: Record<Outcome | 'pruned', Colour> = {
+  created: 'green',
+  configured: 'yellow',
+  unchanged: 'grey',
+  pruned: 'red',
+  failed: 'red',
+};
 
 /**
  * `dashctl apply -f PATH...`: plan, then all or nothing. The whole plan (creates, updates,
@@ -46,15 +52,24 @@ export function makeApplyCommand(env: Env): Command {
   return new Command('apply')
     .description('create or update the resources of files, directories (recursively) or stdin (-f -): plan first, then all or nothing')
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
-    .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
+    .option(
+      '-p, --project <name>',
+      'project for project-scoped resources without metadata.project (an object naming another project is an error)',
+    )
     .option('--force-project', 'with -p: move objects that name another project into -p')
     .option('--create-project', 'create missing projects first')
     .option('--dry-run', 'make and check the plan (dryRun=true on the server: dashplane only), print it, write nothing')
-    .option('--prune', 'delete the objects that carry --prune-tag and are absent from the input: of every kind (global ones, and project ones in the projects the input touches)')
+    .option(
+      '--prune',
+      'delete the objects that carry --prune-tag and are absent from the input: of every kind (global ones, and project ones in the projects the input touches)',
+    )
     .option('--prune-tag <tag>', 'only objects with this tag are pruned (required with --prune)')
     .option('--prune-kind <kind>', 'with --prune: prune only objects of this kind (repeatable; any spelling get accepts)', collect, [])
     .option('-y, --yes', 'carry out a plan that prunes without asking')
-    .option('--force-conflicts', 'overwrite objects that another field manager (the web UI, the API...) changed since dashctl last applied them')
+    .option(
+      '--force-conflicts',
+      'overwrite objects that another field manager (the web UI, the API...) changed since dashctl last applied them',
+    )
     .addOption(new Option('--concurrency <n>', 'requests in flight').default('16'))
     .option('-q, --quiet', 'print only failures, the plan line and the summary')
     .action(
@@ -62,14 +77,17 @@ export function makeApplyCommand(env: Env): Command {
         const ctx = env.ctx();
         const io = ctx.io;
         const pruneKinds = pruneChoice(flags);
-        if (flags.forceProject && !flags.project) throw new CliError('--force-project moves objects into the project given with -p PROJECT; add -p');
+        if (flags.forceProject && !flags.project)
+          throw new CliError('--force-project moves objects into the project given with -p PROJECT; add -p');
         // a dry run of a server that ignores dryRun (Perses) would be the real writes
         if (flags.dryRun) await ctx.client().requireDryRun('apply --dry-run', 'dashctl diff -f PATH shows the plan without writing');
         const concurrency = Math.max(1, Number(flags.concurrency) || 16);
         const dry = flags.dryRun ? ' (dry run)' : '';
         const counts = { created: 0, configured: 0, unchanged: 0, pruned: 0, failed: 0 };
         const summary = (note = '') =>
-          io.out(`created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}${note}\n`);
+          io.out(
+            `created ${counts.created}, configured ${counts.configured}, unchanged ${counts.unchanged}, pruned ${counts.pruned}, failed ${counts.failed}${dry}${note}\n`,
+          );
         const nothing = (why: string) => {
           summary(` (nothing applied: ${why})`);
           return 1;
@@ -86,7 +104,11 @@ export function makeApplyCommand(env: Env): Command {
           return nothing('the input cannot be read');
         }
         for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-        const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
+        const { targets, unresolved } = resolveTargets(loaded.manifests, {
+          flag: flags.project,
+          fallback: ctx.project(undefined),
+          force: Boolean(flags.forceProject),
+        });
         for (const u of unresolved) io.err(`error: ${where(u.m)}: ${u.message}\n`);
         if (unresolved.length) {
           counts.failed = unresolved.length;
@@ -108,7 +130,8 @@ export function makeApplyCommand(env: Env): Command {
         for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
         printPlan(io, plan, Boolean(flags.quiet));
         for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
-        for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
+        for (const r of plan.refused)
+          io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`);
         if (plan.refused.length) {
           counts.failed = plan.refused.length;
           return nothing(`${plan.refused.length} object(s) cannot be applied`);
@@ -129,7 +152,12 @@ export function makeApplyCommand(env: Env): Command {
           onResult: (r: ApplyResult) => {
             progress.tick();
             counts[r.outcome]++;
-            if (r.outcome === 'failed') progress.line(() => io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`));
+            if (r.outcome === 'failed')
+              progress.line(() =>
+                io.err(
+                  `error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}${hint(r.error)}\n`,
+                ),
+              );
             else if (!flags.quiet) progress.line(() => io.out(`${r.label} ${paint(io.colour, COLOURS[r.outcome], r.outcome)}\n`));
           },
         });
@@ -180,8 +208,12 @@ function hint(error: unknown): string {
  * together: --prune needs --prune-tag, and --prune-kind narrows --prune. `exitCode`: that of the
  * command's errors (diff's are 2).
  */
-export function pruneChoice(flags: { prune?: boolean; pruneTag?: string; pruneKind: string[] }, exitCode = 1): KindDescriptor[] | undefined {
-  if (flags.prune && !flags.pruneTag) throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned', exitCode);
+export function pruneChoice(
+  flags: { prune?: boolean; pruneTag?: string; pruneKind: string[] },
+  exitCode = 1,
+): KindDescriptor[] | undefined {
+  if (flags.prune && !flags.pruneTag)
+    throw new CliError('--prune needs --prune-tag TAG: only objects carrying that tag are ever pruned', exitCode);
   if (!flags.pruneKind.length) return undefined;
   if (!flags.prune) throw new CliError('--prune-kind narrows what --prune deletes: add --prune --prune-tag TAG', exitCode);
   return [...new Set(flags.pruneKind.map((k) => resolveKind(k)))];

@@ -35,7 +35,20 @@ export function makeAuditCommand(env: Env): Command {
     .option('--user <name>', 'only this user or service account (sa:<project>/<name>)')
     .option('--kind <kind>', 'only this kind (any spelling dashctl accepts)')
     .option('-p, --project <name>', 'only this project')
-    .addOption(new Option('--action <action>', 'only this action').choices(['create', 'update', 'delete', 'login', 'login-failed', 'logout', 'token-create', 'token-use', 'token-revoke', 'denied']))
+    .addOption(
+      new Option('--action <action>', 'only this action').choices([
+        'create',
+        'update',
+        'delete',
+        'login',
+        'login-failed',
+        'logout',
+        'token-create',
+        'token-use',
+        'token-revoke',
+        'denied',
+      ]),
+    )
     .option('--since <time>', 'from this time (RFC 3339) or this long ago (30m, 2h, 7d)')
     .option('--until <time>', 'before this time (RFC 3339) or this long ago')
     .option('--limit <n>', 'entries per page (default 100)')
@@ -53,7 +66,12 @@ export function makeAuditCommand(env: Env): Command {
       if (flags.since) query.from = when(flags.since, '--since');
       if (flags.until) query.to = when(flags.until, '--until');
       if (flags.limit) query.limit = flags.limit;
-      if (flags.watch) return api.stream('/api/v1/audit', { ...query, watch: 'true' }, (ev: Entry) => ev.type === 'ADDED' && print(ctx.io, [ev.object], flags.output, false));
+      if (flags.watch)
+        return api.stream(
+          '/api/v1/audit',
+          { ...query, watch: 'true' },
+          (ev: Entry) => ev.type === 'ADDED' && print(ctx.io, [ev.object], flags.output, false),
+        );
       const entries: Entry[] = [];
       let path: string | undefined = `/api/v1/audit?${new URLSearchParams(query)}`;
       while (path) {

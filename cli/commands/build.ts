@@ -38,10 +38,14 @@ export function makeBuildCommand(env: Env): Command {
       exits(env, async (flags: BuildFlags) => {
         const io = env.io;
         const loaded = await loadManifests(flags.filename, io);
-        if (flags.check) return checkResources(env, loaded, { online: flags.online, pluginSchemasDir: flags.pluginSchemasDir, output: 'text' });
+        if (flags.check)
+          return checkResources(env, loaded, { online: flags.online, pluginSchemasDir: flags.pluginSchemasDir, output: 'text' });
         const objects = loaded.manifests.map((m) => m.object);
-        if (flags.outputDir) return writeAll(flags.outputDir, resolve(io.cwd, flags.outputDir), loaded.manifests, flags.output, (t) => io.out(t));
-        io.out(flags.output === 'json' ? `${JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2)}\n` : yamlDocuments(objects));
+        if (flags.outputDir)
+          return writeAll(flags.outputDir, resolve(io.cwd, flags.outputDir), loaded.manifests, flags.output, (t) => io.out(t));
+        io.out(
+          flags.output === 'json' ? `${JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2)}\n` : yamlDocuments(objects),
+        );
       }),
     );
 }
@@ -51,7 +55,10 @@ function writeAll(dir: string, path: string, manifests: readonly Manifest[], for
   const written = new Map<string, Manifest>();
   for (const m of manifests) {
     const meta = isObj(m.object.metadata) ? m.object.metadata : {};
-    const file = join(...(typeof meta.project === 'string' ? [meta.project] : []), `${String(m.object.kind).toLowerCase()}-${String(meta.name)}.${format}`);
+    const file = join(
+      ...(typeof meta.project === 'string' ? [meta.project] : []),
+      `${String(m.object.kind).toLowerCase()}-${String(meta.name)}.${format}`,
+    );
     const earlier = written.get(file);
     if (earlier) throw new CliError(`${m.file} and ${earlier.file} both export ${m.object.kind} "${String(meta.name)}"; keep one`);
     written.set(file, m);

@@ -20,7 +20,13 @@ export function addContextCommands(config: Command, env: Env): void {
       const entries = Object.entries(ctx.file.contexts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       if (flags.output === 'name') return ctx.io.out(entries.map(([n]) => `${n}\n`).join(''));
       if (!entries.length) return ctx.io.err('No contexts yet (dashctl login URL, or dashctl config set-context NAME --server URL).\n');
-      const rows = entries.map(([n, c]) => [n === ctx.file.currentContext ? '*' : '', n, c.url ?? '', c.project ?? '', c.accessToken ? (subject(c.accessToken) ?? '(token)') : '']);
+      const rows = entries.map(([n, c]) => [
+        n === ctx.file.currentContext ? '*' : '',
+        n,
+        c.url ?? '',
+        c.project ?? '',
+        c.accessToken ? (subject(c.accessToken) ?? '(token)') : '',
+      ]);
       ctx.io.out(table(['CURRENT', 'NAME', 'SERVER', 'PROJECT', 'USER'], rows));
     });
   config
@@ -28,7 +34,8 @@ export function addContextCommands(config: Command, env: Env): void {
     .description('print the name of the current context')
     .action(() => {
       const ctx = env.ctx();
-      if (!ctx.file.currentContext) throw new CliError('no current context; choose one with dashctl config use-context NAME (dashctl config get-contexts lists them)');
+      if (!ctx.file.currentContext)
+        throw new CliError('no current context; choose one with dashctl config use-context NAME (dashctl config get-contexts lists them)');
       ctx.io.out(`${ctx.file.currentContext}\n`);
     });
   config
@@ -50,8 +57,12 @@ export function addContextCommands(config: Command, env: Env): void {
     .action((name: string, flags: { server?: string; project?: string }) => {
       const ctx = env.ctx();
       const old = ctx.file.contexts[name];
-      if (!old && !flags.server) throw new CliError(`context "${name}" is new: give its server, e.g. dashctl config set-context ${name} --server http://127.0.0.1:8080`);
-      if (old && flags.server === undefined && flags.project === undefined) throw new CliError('nothing to change: give --server URL and/or --project NAME');
+      if (!old && !flags.server)
+        throw new CliError(
+          `context "${name}" is new: give its server, e.g. dashctl config set-context ${name} --server http://127.0.0.1:8080`,
+        );
+      if (old && flags.server === undefined && flags.project === undefined)
+        throw new CliError('nothing to change: give --server URL and/or --project NAME');
       const url = flags.server !== undefined ? normaliseUrl(flags.server) : old?.url;
       const newServer = Boolean(old?.url && url !== old.url);
       ctx.update((f) => {

@@ -33,7 +33,12 @@ export function makeDeleteCommand(env: Env): Command {
     .argument('[names...]', 'object names')
     .option('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
     .option('-p, --project <name>', 'project for project-scoped objects (default: the saved default project)')
-    .addOption(new Option('-l, --selector <tags>', 'every object of KIND with these tags: TAG (carries it), !TAG (does not), comma-separated').argParser(parseSelector))
+    .addOption(
+      new Option(
+        '-l, --selector <tags>',
+        'every object of KIND with these tags: TAG (carries it), !TAG (does not), comma-separated',
+      ).argParser(parseSelector),
+    )
     .option('--dry-run', 'check (dryRun=true: dashplane only) without deleting')
     .option('--ignore-not-found', 'an object that does not exist is not an error')
     .option('-y, --yes', 'delete projects (and everything in them) without asking')
@@ -49,14 +54,16 @@ export function makeDeleteCommand(env: Env): Command {
           if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'));
           doomed = targets.map((t) => ({ d: t.d, name: t.name, project: t.project, label: t.label }));
         } else if (flags.selector) {
-          if (!kind || names.length) throw new CliError('-l selects the objects of KIND to delete: give dashctl delete KIND -l TAGS, without names');
+          if (!kind || names.length)
+            throw new CliError('-l selects the objects of KIND to delete: give dashctl delete KIND -l TAGS, without names');
           const d = resolveKind(kind);
           const project = ctx.projectFor(d, flags.project);
           const items = (await listAll(ctx.client(), collectionPath(d, project), { metadata_only: true })).filter(flags.selector);
           if (!items.length) io.err(`No ${d.plural} found${project !== undefined ? ` in project ${project}` : ''} with those tags.\n`);
           doomed = items.map((o) => ({ d, name: String(o.metadata?.name), project, label: label(d, String(o.metadata?.name), project) }));
         } else {
-          if (!kind || !names.length) throw new CliError('usage: dashctl delete KIND NAME..., dashctl delete KIND -l TAGS or dashctl delete -f PATH');
+          if (!kind || !names.length)
+            throw new CliError('usage: dashctl delete KIND NAME..., dashctl delete KIND -l TAGS or dashctl delete -f PATH');
           const d = resolveKind(kind);
           const project = ctx.projectFor(d, flags.project);
           doomed = names.map((name) => ({ d, name, project, label: label(d, name, project) }));
@@ -95,6 +102,7 @@ async function confirmProjects(ctx: Context, doomed: readonly Doomed[], flags: D
   }
   if (flags.dryRun || flags.yes || !existing.length) return;
   const names = existing.map((p) => p.name).join(', ');
-  if (!ctx.io.inTty) throw new CliError(`refusing to delete project ${names} and everything in it without confirmation; run again with --yes`);
+  if (!ctx.io.inTty)
+    throw new CliError(`refusing to delete project ${names} and everything in it without confirmation; run again with --yes`);
   if (!(await confirm(ctx.io, `Delete project ${names} and everything in it?`))) throw new CliError('nothing deleted');
 }

@@ -43,7 +43,9 @@ export function makeDescribeCommand(env: Env): Command {
       const versions = await api.request('GET', `${path}/versions`);
       if (versions.status === 200 && Array.isArray(versions.body)) {
         const recent = versions.body.slice(0, 5) as VersionEntry[];
-        io.out(`${paint(io.colour, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`);
+        io.out(
+          `${paint(io.colour, 'bold', 'History:')}  ${versions.body.length} earlier version(s)${versions.body.length > 5 ? ', latest 5' : ''}\n`,
+        );
         if (recent.length)
           io.out(
             indent(

@@ -32,75 +32,97 @@ import { collect, pruneChoice } from './apply.js';
  */
 export function makeDiffCommand(env: Env): Command {
   return new Command('diff')
-    .description('show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes or a # CONFLICT, 2 error or an object apply would refuse as invalid)')
+    .description(
+      'show what apply would change, as a unified YAML diff per object (exit 0 none, 1 changes or a # CONFLICT, 2 error or an object apply would refuse as invalid)',
+    )
     .requiredOption('-f, --filename <path>', 'file, directory or - for stdin (repeatable)', collect, [])
-    .option('-p, --project <name>', 'project for project-scoped resources without metadata.project (an object naming another project is an error)')
+    .option(
+      '-p, --project <name>',
+      'project for project-scoped resources without metadata.project (an object naming another project is an error)',
+    )
     .option('--force-project', 'with -p: diff objects that name another project as if moved into -p')
     .option('--create-project', 'as apply --create-project: missing projects are shown as new ones')
     .option('--prune', 'also show the objects apply --prune would delete (needs --prune-tag)')
     .option('--prune-tag <tag>', 'only objects with this tag are pruned')
     .option('--prune-kind <kind>', 'with --prune: only objects of this kind are pruned (repeatable)', collect, [])
     .action(
-      exits(env, async (flags: { filename: string[]; project?: string; forceProject?: boolean; createProject?: boolean; prune?: boolean; pruneTag?: string; pruneKind: string[] }) => {
-        const ctx = env.ctx();
-        const io = ctx.io;
-        try {
-          const pruneKinds = pruneChoice(flags, 2);
-          const loaded = await loadManifests(flags.filename, io);
-          for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
-          const { targets, unresolved } = resolveTargets(loaded.manifests, { flag: flags.project, fallback: ctx.project(undefined), force: Boolean(flags.forceProject) });
-          if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
-          const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
-          if (untagged) io.err(`warning: ${untagged}\n`);
-          const api = ctx.client();
-          // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
-          const plan = await makePlan(api, targets, {
-            createProject: Boolean(flags.createProject),
-            forceConflicts: true,
-            concurrency: 16,
-            ...(flags.prune ? { pruneTag: flags.pruneTag!, pruneKinds } : {}),
-          });
-          for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
-          for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
-          let errors = plan.refused.length;
-          for (const r of plan.refused) io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
-          const diffs = await mapPool(
-            plan.steps.filter((s) => s.action !== 'unchanged'),
-            16,
-            async (s) => {
-              try {
-                return await diffStep(api, s);
-              } catch (e) {
-                errors++;
-                io.err(`error: ${s.target ? describeFailure(s.target, e) : `${s.label}: ${describeError(e)}`}\n`);
-                return '';
-              }
-            },
-          );
-          let changed = 0;
-          for (const d of diffs.filter(Boolean)) {
-            changed++;
-            io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
+      exits(
+        env,
+        async (flags: {
+          filename: string[];
+          project?: string;
+          forceProject?: boolean;
+          createProject?: boolean;
+          prune?: boolean;
+          pruneTag?: string;
+          pruneKind: string[];
+        }) => {
+          const ctx = env.ctx();
+          const io = ctx.io;
+          try {
+            const pruneKinds = pruneChoice(flags, 2);
+            const loaded = await loadManifests(flags.filename, io);
+            for (const s of loaded.skipped) io.err(`warning: ${s}\n`);
+            const { targets, unresolved } = resolveTargets(loaded.manifests, {
+              flag: flags.project,
+              fallback: ctx.project(undefined),
+              force: Boolean(flags.forceProject),
+            });
+            if (unresolved.length) throw new CliError(unresolved.map((u) => `${where(u.m)}: ${u.message}`).join('\n'), 2);
+            const untagged = flags.prune ? untaggedWarning(targets, flags.pruneTag!) : undefined;
+            if (untagged) io.err(`warning: ${untagged}\n`);
+            const api = ctx.client();
+            // conflicts are shown (headed # CONFLICT), not refused: diff checks them itself
+            const plan = await makePlan(api, targets, {
+              createProject: Boolean(flags.createProject),
+              forceConflicts: true,
+              concurrency: 16,
+              ...(flags.prune ? { pruneTag: flags.pruneTag!, pruneKinds } : {}),
+            });
+            for (const w of [plan.warning, plan.pruneWarning]) if (w) io.err(`warning: ${w}\n`);
+            for (const w of plan.datasourceWarnings ?? []) io.err(warningLine(w));
+            let errors = plan.refused.length;
+            for (const r of plan.refused)
+              io.err(`error: ${r.target ? describeFailure(r.target, r.error) : `${r.label}: ${describeError(r.error)}`}\n`);
+            const diffs = await mapPool(
+              plan.steps.filter((s) => s.action !== 'unchanged'),
+              16,
+              async (s) => {
+                try {
+                  return await diffStep(api, s);
+                } catch (e) {
+                  errors++;
+                  io.err(`error: ${s.target ? describeFailure(s.target, e) : `${s.label}: ${describeError(e)}`}\n`);
+                  return '';
+                }
+              },
+            );
+            let changed = 0;
+            for (const d of diffs.filter(Boolean)) {
+              changed++;
+              io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
+            }
+            const removed = await mapPool(plan.prunes, 16, async (x) => {
+              const path = objectPath(x.d, x.name, x.project);
+              const live = await api.call('GET', path);
+              const name = x.label.replace(' ', '/');
+              return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it${x.inside ? `, with ${insideText(x.inside)}` : ''}\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
+            });
+            for (const d of removed) {
+              changed++;
+              io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
+            }
+            if (plan.refused.length)
+              io.err(`error: apply would refuse ${plan.refused.length} object(s), reported above, and write nothing\n`);
+            if (errors) return 2;
+            return changed ? 1 : 0;
+          } catch (e) {
+            if (e instanceof CliError && e.exitCode === 1) throw new CliError(e.message, 2);
+            if (!(e instanceof CliError)) throw new CliError(e instanceof Error ? e.message : String(e), 2);
+            throw e;
           }
-          const removed = await mapPool(plan.prunes, 16, async (x) => {
-            const path = objectPath(x.d, x.name, x.project);
-            const live = await api.call('GET', path);
-            const name = x.label.replace(' ', '/');
-            return `# PRUNE: ${name} carries tag "${flags.pruneTag}" and is not in the input; apply --prune would delete it${x.inside ? `, with ${insideText(x.inside)}` : ''}\n${unifiedDiff(toYaml(canonical(withoutServerFields(live.body))), '', { from: `live/${name}`, to: '/dev/null' })}`;
-          });
-          for (const d of removed) {
-            changed++;
-            io.out(colourDiff(d, (c, t) => paint(io.colour, c, t)));
-          }
-          if (plan.refused.length) io.err(`error: apply would refuse ${plan.refused.length} object(s), reported above, and write nothing\n`);
-          if (errors) return 2;
-          return changed ? 1 : 0;
-        } catch (e) {
-          if (e instanceof CliError && e.exitCode === 1) throw new CliError(e.message, 2);
-          if (!(e instanceof CliError)) throw new CliError(e instanceof Error ? e.message : String(e), 2);
-          throw e;
-        }
-      }),
+        },
+      ),
     );
 }
 
@@ -120,7 +142,8 @@ async function diffStep(api: ApiClient, s: Step): Promise<string> {
   let out = unifiedDiff(toYaml(canonical(withoutServerFields(s.live))), wanted, { from: `live/${name}`, to: `${where(t.m)} ${name}` });
   if (!out && hasUnverifiableSecrets(t.d, t.m.object)) {
     const check = await secretsCheck(api, t, path);
-    if (!check.unchanged) out = `${header}# ${check.why ? `secret values not compared (${check.why})` : 'secret values differ from the live ones (the server compared them)'}; apply will write them\n`;
+    if (!check.unchanged)
+      out = `${header}# ${check.why ? `secret values not compared (${check.why})` : 'secret values differ from the live ones (the server compared them)'}; apply will write them\n`;
   }
   if (!out) return '';
   const conflict = await conflictOf(api, path, Number(isObj(s.live.metadata) ? s.live.metadata.version : undefined));

@@ -32,7 +32,10 @@ export function makeEditCommand(env: Env): Command {
       const path = objectPath(d, name, project);
       const api = ctx.client();
       const res = await api.request('GET', path);
-      if (res.status === 404) throw new CliError(`${label(d, name, project)} not found (dashctl get ${d.plural}${project !== undefined ? ` -p ${project}` : ''} lists them)`);
+      if (res.status === 404)
+        throw new CliError(
+          `${label(d, name, project)} not found (dashctl get ${d.plural}${project !== undefined ? ` -p ${project}` : ''} lists them)`,
+        );
       if (res.status !== 200) throw toHttpError('GET', path, res);
       const etag = res.headers.get('etag') ?? `"${res.body?.metadata?.version}"`;
       const original = withoutServerFields(res.body);
@@ -66,7 +69,8 @@ export function makeEditCommand(env: Env): Command {
             return io.out(`${label(d, name, project)} edited\n`);
           } catch (e) {
             if (!(e instanceof HttpError)) throw e;
-            if (e.status === 412) throw giveUp(`${label(d, name, project)} was changed by someone else while you edited it (dashctl edit it again)`);
+            if (e.status === 412)
+              throw giveUp(`${label(d, name, project)} was changed by someone else while you edited it (dashctl edit it again)`);
             if (!FIXABLE.has(e.status)) throw giveUp(`the server refused the edit: ${e.describe()}`);
             errors = e.describe().split('\n');
           }

@@ -18,7 +18,8 @@ interface GenerateFlags {
 }
 
 /** A Grafana dashboard (or export) rather than a resource: no `kind`, but panels or rows. */
-const isGrafana = (o: Obj): boolean => typeof o.kind !== 'string' && (Array.isArray(o.panels) || Array.isArray(o.rows) || isObj(o.dashboard));
+const isGrafana = (o: Obj): boolean =>
+  typeof o.kind !== 'string' && (Array.isArray(o.panels) || Array.isArray(o.rows) || isObj(o.dashboard));
 
 /**
  * `dashctl generate -f FILE` (or `--from-server KIND/NAME`): existing resources as TypeScript
@@ -36,7 +37,8 @@ export function makeGenerateCommand(env: Env): Command {
     .option('--sdk <module>', 'the module the code imports the SDK from', 'dashplane/sdk')
     .action(async (flags: GenerateFlags) => {
       const io = env.io;
-      if (!flags.fromServer && !flags.filename.length) throw new CliError('give -f FILE (a manifest or a Grafana dashboard) or --from-server KIND/NAME');
+      if (!flags.fromServer && !flags.filename.length)
+        throw new CliError('give -f FILE (a manifest or a Grafana dashboard) or --from-server KIND/NAME');
       const resources: Obj[] = [];
       if (flags.fromServer) resources.push(await fromServer(env, flags.fromServer, flags.project));
       if (flags.filename.length) {
@@ -69,7 +71,10 @@ async function fromServer(env: Env, ref: string, projectFlag: string | undefined
 
 /** A Grafana dashboard migrated with the server's own code; the report to stderr. */
 async function migrated(grafana: Obj, file: string, err: (t: string) => void): Promise<Obj> {
-  const [{ migrateGrafanaDashboard }, { formatReport }] = await Promise.all([import('../../src/migrate/dashboard.js'), import('../../src/migrate/report.js')]);
+  const [{ migrateGrafanaDashboard }, { formatReport }] = await Promise.all([
+    import('../../src/migrate/dashboard.js'),
+    import('../../src/migrate/report.js'),
+  ]);
   const result = migrateGrafanaDashboard(grafana, { source: file });
   err(`# ${file}: Grafana dashboard migrated first\n${formatReport(result.report, false)}`);
   return result.dashboard as Obj;

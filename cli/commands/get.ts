@@ -30,21 +30,32 @@ interface GetFlags {
  */
 export function makeGetCommand(env: Env): Command {
   return new Command('get')
-    .description('show objects of a kind (dash, ds, gds, var, gvar, projects, ...): the named ones, or all of them (--prefix P: names starting with P; -l TAG: tagged)')
+    .description(
+      'show objects of a kind (dash, ds, gds, var, gvar, projects, ...): the named ones, or all of them (--prefix P: names starting with P; -l TAG: tagged)',
+    )
     .argument('<kind>', 'kind, plural or short name')
     .argument('[names...]', 'object names (exact)')
-    .addOption(new Option('-o, --output <format>', 'table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,...').argParser(parseOutput).default(parseOutput('table'), 'table'))
+    .addOption(
+      new Option('-o, --output <format>', 'table, wide, json, yaml, name, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,...')
+        .argParser(parseOutput)
+        .default(parseOutput('table'), 'table'),
+    )
     .option('-p, --project <name>', 'project (default: the saved default project, else all)')
     .option('-A, --all-projects', 'every project')
     .option('--prefix <prefix>', 'only names starting with this')
-    .addOption(new Option('-l, --selector <tags>', 'only objects with these tags: TAG (carries it), !TAG (does not), comma-separated').argParser(parseSelector))
+    .addOption(
+      new Option('-l, --selector <tags>', 'only objects with these tags: TAG (carries it), !TAG (does not), comma-separated').argParser(
+        parseSelector,
+      ),
+    )
     .option('-w, --watch', 'after the list, stream changes until interrupted')
     .action(async (kind: string, names: string[], flags: GetFlags) => {
       const ctx = env.ctx();
       const d = resolveKind(kind);
       if (names.length && flags.prefix !== undefined) throw new CliError('give either NAME... or --prefix PREFIX, not both');
       if (names.length && flags.selector) throw new CliError('give either NAME... or -l SELECTOR, not both');
-      if (names.length && flags.allProjects && d.scope === 'project') throw new CliError(`${d.kind} names are only unique inside a project: pass -p PROJECT instead of -A`);
+      if (names.length && flags.allProjects && d.scope === 'project')
+        throw new CliError(`${d.kind} names are only unique inside a project: pass -p PROJECT instead of -A`);
       const api = ctx.client();
       if (names.length) {
         const project = ctx.projectFor(d, flags.project);
@@ -61,7 +72,14 @@ export function makeGetCommand(env: Env): Command {
 }
 
 /** Each named object; a missing one is an error (exit 1) after the others are printed. */
-async function getNamed(io: Io, api: ApiClient, d: KindDescriptor, names: string[], project: string | undefined, printer: Printer): Promise<void> {
+async function getNamed(
+  io: Io,
+  api: ApiClient,
+  d: KindDescriptor,
+  names: string[],
+  project: string | undefined,
+  printer: Printer,
+): Promise<void> {
   const found: Obj[] = [];
   const missing: string[] = [];
   for (const name of names) {
@@ -106,7 +124,10 @@ async function watch(
     if (printer.format === 'name') return io.out(`${ev.type} ${resourceName(d, String(o.metadata?.name), o.metadata?.project)}\n`);
     if (printer.format === 'jsonpath') return io.out(printer.render(o));
     if (printer.format === 'custom-columns') {
-      const text = table(['EVENT', ...printer.columns.map((c) => c.header)], [[String(ev.type), ...printer.columns.map((c) => c.values(o).map(String).join(',') || '<none>')]]);
+      const text = table(
+        ['EVENT', ...printer.columns.map((c) => c.header)],
+        [[String(ev.type), ...printer.columns.map((c) => c.values(o).map(String).join(',') || '<none>')]],
+      );
       io.out(headerShown ? text.slice(text.indexOf('\n') + 1) : text);
       headerShown = true;
       return;
@@ -121,7 +142,8 @@ async function watch(
     const header = ['EVENT', ...(cross ? ['PROJECT'] : []), 'NAME', 'VERSION', 'UPDATED'];
     // Fixed widths: rows arrive one at a time, so they cannot be aligned on the longest.
     const widths = [8, ...(cross ? [20] : []), 40, 7, 7];
-    const line = (cells: string[]) => `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + (c.length - c.replace(/\x1b\[[0-9;]*m/g, '').length)))).join('  ')}\n`;
+    const line = (cells: string[]) =>
+      `${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + (c.length - c.replace(/\x1b\[[0-9;]*m/g, '').length)))).join('  ')}\n`;
     if (!headerShown) io.out(line(header));
     headerShown = true;
     io.out(line(row));

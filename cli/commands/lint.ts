@@ -39,7 +39,11 @@ export function makeLintCommand(env: Env): Command {
     .option('--plugin-schemas-dir <dir>', "extra plugin schemas, as the server's plugin.schemas_dir")
     .option('--secret-files-dir <dir>', "as the server's security.secret_files_dir (*File secret fields)")
     .option('-v, --verbose', 'also list the valid resources')
-    .addOption(new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?, warnings?}]').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('-o, --output <format>', 'text, or json: [{file, index, kind, name, valid, message?, details?, warnings?}]')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .action(exits(env, async (flags: LintFlags) => checkResources(env, await loadManifests(flags.filename, env.io), flags)));
 }
 
@@ -57,9 +61,12 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
   const errors = await mapPool(targets, 16, async (t) => check(t));
   const warnings = await datasourceWarnings(
     targets.filter((_t, i) => !errors[i]),
-    flags.online ? { api: env.ctx().client() } : { plugins: (await import('../offline-validator.js')).pluginEntriesOf(flags.pluginSchemasDir) },
+    flags.online
+      ? { api: env.ctx().client() }
+      : { plugins: (await import('../offline-validator.js')).pluginEntriesOf(flags.pluginSchemasDir) },
   );
-  const warningsOf = (t: Target) => warnings.filter((w) => w.target === t).map((w: DatasourceWarning) => ({ path: w.path, message: w.message }));
+  const warningsOf = (t: Target) =>
+    warnings.filter((w) => w.target === t).map((w: DatasourceWarning) => ({ path: w.path, message: w.message }));
   if (flags.output === 'json') {
     const report = [
       ...unresolved.map((u) => ({
@@ -96,7 +103,9 @@ export async function checkResources(env: Env, loaded: Loaded, flags: CheckFlags
   });
   for (const w of warnings) io.err(warningLine(w));
   const total = targets.length + unresolved.length;
-  io.out(`${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid${warnings.length ? `, ${warnings.length} warning(s)` : ''}\n`);
+  io.out(
+    `${total} resource(s) checked${flags.online ? ' by the server' : ''}, ${invalid} invalid${warnings.length ? `, ${warnings.length} warning(s)` : ''}\n`,
+  );
   return invalid ? 1 : 0;
 }
 
@@ -104,7 +113,8 @@ function offline(flags: CheckFlags, cwd: string): (t: Target) => Promise<HttpErr
   // loaded here, not with dashctl: the server's validation code (plugin schemas, the service) is
   // a tenth of a second of start-up that every other command would pay
   const v = import('../offline-validator.js').then(
-    ({ OfflineValidator }) => new OfflineValidator({ pluginSchemasDir: within(cwd, flags.pluginSchemasDir), secretFilesDir: within(cwd, flags.secretFilesDir) }),
+    ({ OfflineValidator }) =>
+      new OfflineValidator({ pluginSchemasDir: within(cwd, flags.pluginSchemasDir), secretFilesDir: within(cwd, flags.secretFilesDir) }),
   );
   return async (t) => (await v).check(t.d, t.m.object);
 }

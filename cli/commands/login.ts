@@ -48,12 +48,18 @@ export function makeLoginCommand(env: Env): Command {
       if (flags.passwordStdin) {
         if (flags.password !== undefined) throw new CliError('give --password or --password-stdin, not both');
         flags.password = (await ctx.io.stdin()).replace(/\r?\n$/, '');
-        if (!flags.password) throw new CliError('--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin');
+        if (!flags.password)
+          throw new CliError(
+            '--password-stdin read an empty password; pipe it in, e.g. printf %s "$PASSWORD" | dashctl login URL -u NAME --password-stdin',
+          );
       }
       if (flags.tokenStdin) {
         if (flags.token !== undefined) throw new CliError('give --token or --token-stdin, not both');
         flags.token = (await ctx.io.stdin()).trim();
-        if (!flags.token) throw new CliError('--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin');
+        if (!flags.token)
+          throw new CliError(
+            '--token-stdin read nothing; pipe the token in, e.g. printf %s "$DASHPLANE_TOKEN" | dashctl login URL --token-stdin',
+          );
       }
       const api = new ApiClient({ url });
       try {
@@ -71,7 +77,13 @@ export function makeLoginCommand(env: Env): Command {
         const before = ctx.file.currentContext;
         ctx.saveContext(
           name,
-          { url, accessToken: tokens?.access_token, refreshToken: tokens?.refresh_token, expiry: tokens?.expiry, ...(flags.project !== undefined ? { project: flags.project } : {}) },
+          {
+            url,
+            accessToken: tokens?.access_token,
+            refreshToken: tokens?.refresh_token,
+            expiry: tokens?.expiry,
+            ...(flags.project !== undefined ? { project: flags.project } : {}),
+          },
           true,
         );
         const context = ` (context ${name})`;
@@ -81,7 +93,8 @@ export function makeLoginCommand(env: Env): Command {
           ctx.io.out(`Logged in to ${url}${who ? ` as ${who}` : ''}${context}\n`);
         }
         // kubectl's words for a change of the current context, which every later command follows
-        if (before !== undefined && before !== name) ctx.io.out(`Switched to context "${name}" (it was "${before}"; dashctl config use-context ${before} switches back).\n`);
+        if (before !== undefined && before !== name)
+          ctx.io.out(`Switched to context "${name}" (it was "${before}"; dashctl config use-context ${before} switches back).\n`);
       } finally {
         await api.close();
       }
@@ -110,7 +123,10 @@ async function checkProject(url: string, token: string | undefined, project: str
   try {
     const path = objectPath(KINDS.projectKind, project);
     const res = await api.request('GET', path);
-    if (res.status === 404) throw new CliError(`project "${project}" does not exist on ${url}; nothing was saved. ${advice.charAt(0).toUpperCase()}${advice.slice(1)}`);
+    if (res.status === 404)
+      throw new CliError(
+        `project "${project}" does not exist on ${url}; nothing was saved. ${advice.charAt(0).toUpperCase()}${advice.slice(1)}`,
+      );
     if (res.status !== 403) return;
     const list = await api.request('GET', collectionPath(KINDS.projectKind));
     if (list.status !== 200 || !Array.isArray(list.body)) throw toHttpError('GET', collectionPath(KINDS.projectKind), list);
@@ -120,7 +136,9 @@ async function checkProject(url: string, token: string | undefined, project: str
     for (const d of KINDS.projectScoped()) {
       if ((await api.request('GET', `${collectionPath(d, project)}?limit=1`)).status === 200) return;
     }
-    throw new CliError(`project "${project}" does not exist or you cannot read it; nothing was saved (${url}). Ask an owner of the project for access, or ${advice}`);
+    throw new CliError(
+      `project "${project}" does not exist or you cannot read it; nothing was saved (${url}). Ask an owner of the project for access, or ${advice}`,
+    );
   } finally {
     await api.close();
   }
@@ -139,12 +157,15 @@ async function whoami(url: string, token: string | undefined): Promise<string | 
 }
 
 async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io): Promise<TokenPair> {
-  if (!info.native) throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
+  if (!info.native)
+    throw new CliError(`native login is disabled on this server; use --provider ${[...info.providers.keys()].join('|') || 'SLUG'}`);
   let login = flags.username;
   let password = flags.password;
   if ((!login || password === undefined) && !io.inTty) {
     const hint = flags.project !== undefined ? ` (-p is --project, as in every dashctl command)` : '';
-    throw new CliError(`no terminal to ask on: give -u NAME and --password-stdin or --password PASSWORD (or --token, or --provider)${hint}`);
+    throw new CliError(
+      `no terminal to ask on: give -u NAME and --password-stdin or --password PASSWORD (or --token, or --provider)${hint}`,
+    );
   }
   login ||= (await io.ask('Username: ')).trim();
   if (password === undefined) password = await io.ask('Password: ', true);
@@ -153,13 +174,15 @@ async function native(api: ApiClient, info: AuthInfo, flags: LoginFlags, io: Io)
   if (res.status === 200) return res.body;
   const e = toHttpError('POST', path, res);
   // the server's one answer for an unknown user and a wrong password (a 400 here, a 401 from Perses): said in words, exit 1
-  if (res.status === 401 || (res.status === 400 && !e.details.length)) throw new CliError(`wrong login or password for "${login}" at ${api.url}; nothing was saved`);
+  if (res.status === 401 || (res.status === 400 && !e.details.length))
+    throw new CliError(`wrong login or password for "${login}" at ${api.url}; nothing was saved`);
   if (res.status === 429) throw new CliError(`${e.message}; nothing was saved`);
   throw e;
 }
 
 async function clientCredentials(api: ApiClient, info: AuthInfo, flags: LoginFlags): Promise<TokenPair> {
-  if (!flags.provider || !flags.clientId || !flags.clientSecret) throw new CliError('client credentials need --provider SLUG, --client-id and --client-secret');
+  if (!flags.provider || !flags.clientId || !flags.clientSecret)
+    throw new CliError('client credentials need --provider SLUG, --client-id and --client-secret');
   const basic = Buffer.from(`${encodeURIComponent(flags.clientId)}:${encodeURIComponent(flags.clientSecret)}`).toString('base64');
   const { body } = await api.call<TokenPair>('POST', `${providerPath(info, flags.provider)}/token`, {
     raw: { text: 'grant_type=client_credentials', contentType: 'application/x-www-form-urlencoded' },
@@ -180,7 +203,10 @@ async function deviceCode(api: ApiClient, info: AuthInfo, slug: string, io: Io):
   const form = `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:device_code')}&device_code=${encodeURIComponent(String(start.device_code))}`;
   while (Date.now() < deadline) {
     await sleep(intervalS * 1000);
-    const res = await api.request('POST', `${base}/token`, { raw: { text: form, contentType: 'application/x-www-form-urlencoded' }, auth: false });
+    const res = await api.request('POST', `${base}/token`, {
+      raw: { text: form, contentType: 'application/x-www-form-urlencoded' },
+      auth: false,
+    });
     if (res.status === 200) return res.body as TokenPair;
     const error = res.body?.error;
     if (error === 'authorization_pending') continue;

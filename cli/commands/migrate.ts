@@ -83,7 +83,10 @@ export function makeMigrateCommand(env: Env): Command {
         let datasource = flags.datasource;
         if (project && !flags.online && datasource === undefined && !flags.useDefaultDatasource) {
           datasource = await defaultPrometheus(api!, project);
-          if (!datasource) notes.push(`project "${project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
+          if (!datasource)
+            notes.push(
+              `project "${project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`,
+            );
         }
         const results: Migrated[] = [];
         let failed = 0;
@@ -103,7 +106,9 @@ export function makeMigrateCommand(env: Env): Command {
                   });
             taken.add(m.dashboard.metadata.name);
             results.push(m);
-            io.err(`# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`);
+            io.err(
+              `# ${f.label} -> Dashboard ${m.dashboard.metadata.name}\n${m.report ? formatReport(m.report, flags.verbose) : '(the server sent no report)\n'}`,
+            );
           } catch (e) {
             failed++;
             io.err(`error: ${f.label}: ${isApiError(e) ? e.message : describeError(e)}\n`);
@@ -119,7 +124,13 @@ export function makeMigrateCommand(env: Env): Command {
           );
         else if (results.length > 0) {
           const printed = results.map((r) => forGit(r.dashboard));
-          io.out(flags.output === 'json' ? `${JSON.stringify(printed.length === 1 ? printed[0] : printed, null, 2)}\n` : printed.length === 1 ? toYaml(printed[0]) : yamlDocuments(printed));
+          io.out(
+            flags.output === 'json'
+              ? `${JSON.stringify(printed.length === 1 ? printed[0] : printed, null, 2)}\n`
+              : printed.length === 1
+                ? toYaml(printed[0])
+                : yamlDocuments(printed),
+          );
         }
         return failed > 0 ? 1 : 0;
       }),
@@ -141,10 +152,18 @@ function forGit(dashboard: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** POST /api/migrate?report=true: dashplane answers {dashboard, report}, Perses the dashboard alone. */
-async function online(api: ApiClient, f: GrafanaFile, o: Pick<MigrateOptions, 'input' | 'datasource' | 'useDefaultDatasource' | 'project' | 'name'>): Promise<Migrated> {
+async function online(
+  api: ApiClient,
+  f: GrafanaFile,
+  o: Pick<MigrateOptions, 'input' | 'datasource' | 'useDefaultDatasource' | 'project' | 'name'>,
+): Promise<Migrated> {
   const res = await api.call('POST', '/api/migrate', {
     query: { report: 'true', project: o.project, datasource: o.datasource, name: o.name },
-    body: { grafanaDashboard: f.json, ...(o.input ? { input: o.input } : {}), ...(o.useDefaultDatasource ? { useDefaultDatasource: true } : {}) },
+    body: {
+      grafanaDashboard: f.json,
+      ...(o.input ? { input: o.input } : {}),
+      ...(o.useDefaultDatasource ? { useDefaultDatasource: true } : {}),
+    },
   });
   return res.body?.dashboard ? { dashboard: res.body.dashboard, report: res.body.report } : { dashboard: res.body };
 }
@@ -152,7 +171,10 @@ async function online(api: ApiClient, f: GrafanaFile, o: Pick<MigrateOptions, 'i
 /** The names of the project's dashboards (the project must exist). */
 async function dashboardNames(api: ApiClient, project: string): Promise<Set<string>> {
   const exists = await api.request('GET', `/api/v1/projects/${encodeURIComponent(project)}`);
-  if (exists.status === 404) throw new CliError(`project "${project}" does not exist: create it first (dashctl apply -f project.yaml), or pick another with --project`);
+  if (exists.status === 404)
+    throw new CliError(
+      `project "${project}" does not exist: create it first (dashctl apply -f project.yaml), or pick another with --project`,
+    );
   const res = await api.request('GET', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, { query: { metadata_only: 'true' } });
   if (res.status !== 200) throw new CliError(`cannot list the dashboards of project "${project}": ${res.body?.message ?? res.status}`);
   return new Set((res.body as Dashboard[]).map((d) => d.metadata.name));
@@ -170,10 +192,18 @@ async function defaultPrometheus(api: ApiClient, project: string): Promise<strin
 }
 
 /** Creates each dashboard in the project; the number that failed. */
-async function create(api: ApiClient, project: string, results: Migrated[], out: (t: string) => void, err: (t: string) => void): Promise<number> {
+async function create(
+  api: ApiClient,
+  project: string,
+  results: Migrated[],
+  out: (t: string) => void,
+  err: (t: string) => void,
+): Promise<number> {
   let failed = 0;
   for (const { dashboard } of results) {
-    const res = await api.request('POST', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, { body: { ...dashboard, metadata: { ...dashboard.metadata, project } } });
+    const res = await api.request('POST', `/api/v1/projects/${encodeURIComponent(project)}/dashboards`, {
+      body: { ...dashboard, metadata: { ...dashboard.metadata, project } },
+    });
     if (res.status === 200) out(`Dashboard ${project}/${dashboard.metadata.name} created\n`);
     else {
       failed++;

@@ -11,7 +11,9 @@ import { claims } from './login.js';
  * `config set|unset KEY [VALUE]` changes them; the context verbs are kubectl's.
  */
 export function makeConfigCommand(env: Env): Command {
-  const cmd = new Command('config').description('show or change the saved settings (url, project) and contexts (get-contexts, use-context, set-context, ...)');
+  const cmd = new Command('config').description(
+    'show or change the saved settings (url, project) and contexts (get-contexts, use-context, set-context, ...)',
+  );
   cmd.action(() => show(env));
   cmd
     .command('show')
@@ -40,14 +42,19 @@ export function makeConfigCommand(env: Env): Command {
 }
 
 function settable(key: string): void {
-  if (!(SETTABLE_KEYS as readonly string[]).includes(key)) throw new CliError(`unknown setting "${key}"; use ${SETTABLE_KEYS.join(' or ')}`);
+  if (!(SETTABLE_KEYS as readonly string[]).includes(key))
+    throw new CliError(`unknown setting "${key}"; use ${SETTABLE_KEYS.join(' or ')}`);
 }
 
 function show(env: Env): void {
   const ctx = env.ctx();
   const c = ctx.config;
   const exp = c.accessToken ? claims(c.accessToken)?.exp : undefined;
-  const token = !c.accessToken ? '<none>' : typeof exp === 'number' ? `present, ${exp * 1000 > Date.now() ? 'expires' : 'expired'} ${new Date(exp * 1000).toISOString()}` : 'present';
+  const token = !c.accessToken
+    ? '<none>'
+    : typeof exp === 'number'
+      ? `present, ${exp * 1000 > Date.now() ? 'expires' : 'expired'} ${new Date(exp * 1000).toISOString()}`
+      : 'present';
   const rows = [
     ['file', ctx.configFile],
     ['context', ctx.name ?? '<none> (dashctl config use-context NAME)'],

@@ -22,7 +22,11 @@ interface TokenInfo {
   token?: string;
 }
 
-const ownerOption = () => new Option('--owner <kind/name>', 'whose tokens: e.g. serviceaccount/ci (with -p), globalserviceaccount/backup, user/alice (default: yours)');
+const ownerOption = () =>
+  new Option(
+    '--owner <kind/name>',
+    'whose tokens: e.g. serviceaccount/ci (with -p), globalserviceaccount/backup, user/alice (default: yours)',
+  );
 
 /**
  * `dashctl token create|list|revoke`: API tokens of the signed-in user (personal access tokens)
@@ -37,14 +41,21 @@ export function makeTokenCommand(env: Env): Command {
     .argument('<name>', 'what the token is for, e.g. ci-deploy')
     .option('--ttl <duration>', "lifetime, e.g. 30d or 12h (at most the server's security.authentication.max_token_ttl)")
     .option('--expires-at <time>', 'expiry as an RFC 3339 time instead of --ttl')
-    .option('--permission <spec...>', 'narrow the token: ACTIONS:KINDS[@PROJECTS], comma-separated lists, e.g. read:Dashboard,Folder@team-a (repeatable)')
+    .option(
+      '--permission <spec...>',
+      'narrow the token: ACTIONS:KINDS[@PROJECTS], comma-separated lists, e.g. read:Dashboard,Folder@team-a (repeatable)',
+    )
     .addOption(ownerOption())
     .option('-p, --project <name>', 'project of a project-scoped owner (default: the saved default project)')
     .addOption(new Option('-o, --output <format>', 'what to print').choices(['token', 'json', 'yaml']).default('token'))
     .action(async (name: string, flags: OwnerFlags & { ttl?: string; expiresAt?: string; permission?: string[]; output: string }) => {
       const ctx = env.ctx();
       if (!flags.ttl === !flags.expiresAt) throw new CliError('give the token an expiry: --ttl DURATION (e.g. 30d) or --expires-at TIME');
-      const body = { name, ...(flags.ttl ? { ttl: flags.ttl } : { expiresAt: flags.expiresAt }), ...(flags.permission ? { permissions: flags.permission.map(parsePermission) } : {}) };
+      const body = {
+        name,
+        ...(flags.ttl ? { ttl: flags.ttl } : { expiresAt: flags.expiresAt }),
+        ...(flags.permission ? { permissions: flags.permission.map(parsePermission) } : {}),
+      };
       const { body: t } = await ctx.client().call<TokenInfo>('POST', tokensPath(ctx, flags), { body });
       if (flags.output === 'json') return ctx.io.out(`${JSON.stringify(t, null, 2)}\n`);
       if (flags.output === 'yaml') return ctx.io.out(toYaml(t));

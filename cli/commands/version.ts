@@ -48,7 +48,12 @@ async function serverVersion(env: Env): Promise<BuildInfo & { url: string }> {
   const res = await api.request('GET', '/api/v1/health', { auth: false });
   // 503 means the database is down; the body still names the build.
   if ((res.status !== 200 && res.status !== 503) || typeof res.body?.version !== 'string') throw toHttpError('GET', '/api/v1/health', res);
-  return { version: res.body.version, commit: String(res.body.commit ?? 'unknown'), buildTime: String(res.body.buildTime ?? ''), url: api.url };
+  return {
+    version: res.body.version,
+    commit: String(res.body.commit ?? 'unknown'),
+    buildTime: String(res.body.buildTime ?? ''),
+    url: api.url,
+  };
 }
 
 function commit(c: string): string {

@@ -100,7 +100,8 @@ export const allowAll: Authorizer = Object.freeze({
 export function readOnly(inner: Authorizer): Authorizer {
   return {
     authorize: async (principal, action, target) => {
-      if (action !== 'read' && !principal.internal) throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
+      if (action !== 'read' && !principal.internal)
+        throw forbidden(`this server is read-only (security.readonly: true); ${action} of ${target.kind} is not allowed`);
       return inner.authorize(principal, action, target);
     },
     readable: (principal, kind, where, opts) => inner.readable(principal, kind, where, opts),

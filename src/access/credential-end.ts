@@ -9,13 +9,23 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 function expiredEnd(p: Principal): StreamEnd {
   const at = new Date(p.expiresAt ?? 0).toISOString();
   if (p.token) return new StreamEnd('Unauthorized', `the API token of this stream expired at ${at}`, 'use a token that is still valid');
-  if (p.sessionId) return new StreamEnd('Unauthorized', `the access token of this stream expired at ${at}`, 'refresh it (POST /api/auth/refresh) or sign in again');
+  if (p.sessionId)
+    return new StreamEnd(
+      'Unauthorized',
+      `the access token of this stream expired at ${at}`,
+      'refresh it (POST /api/auth/refresh) or sign in again',
+    );
   return new StreamEnd('Unauthorized', `the access token of this stream expired at ${at}`, 'get a new one from the identity provider');
 }
 
 /** How a stream opened by `p` ends when its credential is revoked (logout, revoked token, changed password, deleted user). */
 export function revokedEnd(p: Principal): StreamEnd {
-  if (p.token) return new StreamEnd('Unauthorized', 'the API token of this stream was revoked, or its owner deleted', 'use a token that is still valid');
+  if (p.token)
+    return new StreamEnd(
+      'Unauthorized',
+      'the API token of this stream was revoked, or its owner deleted',
+      'use a token that is still valid',
+    );
   return new StreamEnd('Unauthorized', "this stream's session ended (logged out, revoked, or the password changed)", 'sign in again');
 }
 

@@ -27,7 +27,8 @@ describe('access/passwords PasswordHasher', function () {
 
   it('isHash tells our hashes from anything else', () => {
     expect(PasswordHasher.isHash('scrypt:c2NyeXB0')).to.equal(true);
-    for (const v of ['password', '', 'SCRYPT:abc', ' scrypt:abc', '$2b$10$abc', undefined, null, 42, {}]) expect(PasswordHasher.isHash(v), String(v)).to.equal(false);
+    for (const v of ['password', '', 'SCRYPT:abc', ' scrypt:abc', '$2b$10$abc', undefined, null, 42, {}])
+      expect(PasswordHasher.isHash(v), String(v)).to.equal(false);
   });
 
   it('a missing, unknown-format or malformed stored hash is false (never an exception, never a match)', async () => {

@@ -46,7 +46,9 @@ export class PasswordHasher {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     // each call takes a slot, or a place in the queue, before it returns (no await before that)
-    const holders = Array.from({ length: this.opts.concurrency + this.opts.maxQueue }, () => this.limited(() => gate).catch(() => undefined));
+    const holders = Array.from({ length: this.opts.concurrency + this.opts.maxQueue }, () =>
+      this.limited(() => gate).catch(() => undefined),
+    );
     return async () => {
       open();
       await Promise.all(holders);

@@ -46,7 +46,14 @@ export async function* backupLines(store: Pick<MaintenanceStore, 'dump'>, regist
   let versions = 0;
   for await (const item of store.dump()) {
     if (item.type === 'revision') {
-      const header: BackupHeader = { dashplane_backup: 1, createdAt: new Date().toISOString(), revision: item.revision, writtenBy: o.version, history, sessions };
+      const header: BackupHeader = {
+        dashplane_backup: 1,
+        createdAt: new Date().toISOString(),
+        revision: item.revision,
+        writtenBy: o.version,
+        history,
+        sessions,
+      };
       yield `${JSON.stringify(header)}\n`;
       continue;
     }
@@ -89,7 +96,8 @@ export async function checkBackup(lines: AsyncIterable<string>): Promise<{ heade
       throw new Error(`line ${n} is not JSON: the file is damaged`);
     }
     if (!header) {
-      if ((parsed as BackupHeader).dashplane_backup !== 1) throw new Error('this is not a dashplane backup (its first line is not a backup header of format 1)');
+      if ((parsed as BackupHeader).dashplane_backup !== 1)
+        throw new Error('this is not a dashplane backup (its first line is not a backup header of format 1)');
       header = parsed as BackupHeader;
     } else if ('end' in parsed) end = parsed.end;
     else if ('object' in parsed) objects++;
@@ -98,7 +106,8 @@ export async function checkBackup(lines: AsyncIterable<string>): Promise<{ heade
   }
   if (!header) throw new Error('the file is empty');
   if (!end) throw new Error('the backup was cut short (no end line): take it again');
-  if (end.objects !== objects || end.versions !== versions) throw new Error(`the backup says ${end.objects} objects and ${end.versions} versions but holds ${objects} and ${versions}`);
+  if (end.objects !== objects || end.versions !== versions)
+    throw new Error(`the backup says ${end.objects} objects and ${end.versions} versions but holds ${objects} and ${versions}`);
   return { header, end };
 }
 
@@ -113,8 +122,11 @@ export async function restoreBackup(
   log: (line: string) => void,
 ): Promise<{ objects: number; versions: number }> {
   const { header, end } = await checkBackup(lines());
-  log(`backup of ${header.createdAt} (revision ${header.revision}, dashplane ${header.writtenBy}): ${end.objects} objects, ${end.versions} versions`);
-  if (end.encryptionKeyIds.length) log(`its secrets need the encryption key(s) ${end.encryptionKeyIds.join(', ')}: start the restored server with the same key`);
+  log(
+    `backup of ${header.createdAt} (revision ${header.revision}, dashplane ${header.writtenBy}): ${end.objects} objects, ${end.versions} versions`,
+  );
+  if (end.encryptionKeyIds.length)
+    log(`its secrets need the encryption key(s) ${end.encryptionKeyIds.join(', ')}: start the restored server with the same key`);
   // the target is touched only once the whole file has been checked
   const to = target();
   await to.open();
@@ -130,7 +142,8 @@ export async function restoreBackup(
         continue;
       }
       const parsed = JSON.parse(line) as Line;
-      if ('version' in parsed) pending.push({ object: parsed.version, updatedBy: parsed.updatedBy, ...(parsed.manager ? { manager: parsed.manager } : {}) });
+      if ('version' in parsed)
+        pending.push({ object: parsed.version, updatedBy: parsed.updatedBy, ...(parsed.manager ? { manager: parsed.manager } : {}) });
       else if ('object' in parsed) {
         versions += await copyObject(to, parsed.object, pending, parsed.managers ?? []);
         pending = [];

@@ -31,18 +31,40 @@ export async function bootstrapAdmin(admin: BootstrapAdmin, registry: KindRegist
   if (await exists(() => service.get(SYSTEM, users, '', admin.name))) return undefined;
   const password = admin.password ?? readPassword(admin.password_file);
   // Replicas starting together race here: whoever creates the user does the rest.
-  const created = await service.create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
+  const created = await service
+    .create(SYSTEM, users, { kind: users.kind, metadata: { name: admin.name }, spec: { nativeProvider: { password } } }, {}, BY_BOOTSTRAP)
+    .catch(existsAsUndefined);
   if (!created) return undefined;
-  await service.create(SYSTEM, roles, { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } }, {}, BY_BOOTSTRAP).catch(existsAsUndefined);
+  await service
+    .create(
+      SYSTEM,
+      roles,
+      { kind: roles.kind, metadata: { name: ADMIN_ROLE }, spec: { permissions: [{ actions: ['*'], scopes: ['*'] }] } },
+      {},
+      BY_BOOTSTRAP,
+    )
+    .catch(existsAsUndefined);
   const subject = { kind: 'User', name: admin.name };
   const made = await service
-    .create(SYSTEM, bindings, { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } }, {}, BY_BOOTSTRAP)
+    .create(
+      SYSTEM,
+      bindings,
+      { kind: bindings.kind, metadata: { name: ADMIN_ROLE }, spec: { role: ADMIN_ROLE, subjects: [subject] } },
+      {},
+      BY_BOOTSTRAP,
+    )
     .catch(existsAsUndefined);
   if (!made) {
     const binding = await service.get(SYSTEM, bindings, '', ADMIN_ROLE);
     const spec = specOf<GlobalRoleBinding>(binding);
     if (!spec.subjects.some((x) => x.kind === subject.kind && x.name === subject.name)) {
-      await service.update(SYSTEM, bindings, { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } }, { name: ADMIN_ROLE }, BY_BOOTSTRAP);
+      await service.update(
+        SYSTEM,
+        bindings,
+        { ...binding, spec: { ...spec, subjects: [...spec.subjects, subject] } },
+        { name: ADMIN_ROLE },
+        BY_BOOTSTRAP,
+      );
     }
   }
   return `created the administrator "${admin.name}" (GlobalRole ${ADMIN_ROLE}: * on *)`;
@@ -54,7 +76,8 @@ function existsAsUndefined(e: unknown): undefined {
 }
 
 function readPassword(file: string | undefined): string {
-  if (!file) throw new Error('security.bootstrap_admin needs a password or password_file (or DASHPLANE_ADMIN_PASSWORD) to create the administrator');
+  if (!file)
+    throw new Error('security.bootstrap_admin needs a password or password_file (or DASHPLANE_ADMIN_PASSWORD) to create the administrator');
   try {
     const password = readFileSync(file, 'utf8').trim();
     if (password) return password;

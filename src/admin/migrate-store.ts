@@ -52,7 +52,8 @@ export async function migrateStore(from: Store, to: Store, log: (line: string) =
 /** The target of a copy must hold nothing of these kinds. */
 export async function assertEmpty(to: ObjectStore, kinds: readonly string[]): Promise<void> {
   for (const kind of kinds) {
-    if ((await to.list({ kind, limit: 1 })).length > 0) throw new Error(`the target already holds ${kind} objects; copy into an empty store`);
+    if ((await to.list({ kind, limit: 1 })).length > 0)
+      throw new Error(`the target already holds ${kind} objects; copy into an empty store`);
   }
 }
 

@@ -24,11 +24,16 @@ export type StoreConfig = Pick<ServerConfig, 'database' | 'watch'>;
  * LevelDB write failure and its recovery, a data directory narrowed to its owner). Every store
  * opened here keeps the search index of the searchable kinds.
  */
-export function openStore(config: Readonly<StoreConfig>, env: Readonly<Record<string, string | undefined>> = process.env, o: { log?: LogFn } = {}): Store {
+export function openStore(
+  config: Readonly<StoreConfig>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  o: { log?: LogFn } = {},
+): Store {
   const eventLogSize = config.watch?.event_log_size ?? 10_000;
   const pg = config.database?.postgres;
   const searchKinds = searchableKinds();
-  if (!pg || !usesPostgres(config)) return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize, searchKinds, ...(o.log ? { log: o.log } : {}) });
+  if (!pg || !usesPostgres(config))
+    return new LevelStore(config.database?.level?.path ?? './data', { eventLogSize, searchKinds, ...(o.log ? { log: o.log } : {}) });
   const password = pg.password_file ? readFileSync(pg.password_file, 'utf8').trim() : env.DASHPLANE_DATABASE_POSTGRES_PASSWORD;
   return new PostgresStore({
     ...(pg.url ? { url: pg.url } : {}),

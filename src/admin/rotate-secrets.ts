@@ -20,14 +20,22 @@ const LOST = '<secret>';
  * It works on the store the configuration names, LevelDB or PostgreSQL (with replicas: stop
  * them all first).
  */
-export async function rotateSecrets(config: Readonly<ResolvedConfig>, log: (line: string) => void): Promise<{ objects: number; values: number }> {
+export async function rotateSecrets(
+  config: Readonly<ResolvedConfig>,
+  log: (line: string) => void,
+): Promise<{ objects: number; values: number }> {
   assertSharedKey(config);
   const dataDir = config.database.level.path;
   const store = openStore(config);
   await store.open();
   try {
     const security = config.security;
-    const keys = loadKeyRing({ key: security.encryption_key, keyFile: security.encryption_key_file, previous: security.previous_encryption_keys, dataDir });
+    const keys = loadKeyRing({
+      key: security.encryption_key,
+      keyFile: security.encryption_key_file,
+      previous: security.previous_encryption_keys,
+      dataDir,
+    });
     const box = new SecretBox(keys.master, keys.previous);
     log(`primary key ${box.primaryKeyId} (from ${keys.source})`);
     let objects = 0;
@@ -82,7 +90,10 @@ export async function rotateSecrets(config: Readonly<ResolvedConfig>, log: (line
       const copy = structuredClone(obj);
       return reseal(d, copy, LOST) ? copy : undefined;
     });
-    if (events) log(`re-encrypted the copies of secrets in ${events} retained events${unreadable ? ` (${unreadable} sealed with keys no longer configured were replaced)` : ''}`);
+    if (events)
+      log(
+        `re-encrypted the copies of secrets in ${events} retained events${unreadable ? ` (${unreadable} sealed with keys no longer configured were replaced)` : ''}`,
+      );
     log(`done: ${values} values in ${objects} of ${scanned} objects re-encrypted with key ${box.primaryKeyId}`);
     return { objects, values };
   } finally {

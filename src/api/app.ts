@@ -112,7 +112,8 @@ function prefixRewrite(prefix: string | undefined): ((req: { url?: string | unde
   if (!prefix) return undefined;
   return (req) => {
     const url = req.url ?? '/';
-    if (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)) return url.slice(prefix.length).replace(/^(?!\/)/, '/');
+    if (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`))
+      return url.slice(prefix.length).replace(/^(?!\/)/, '/');
     if (!ROOT_PATHS.test(url)) (req as Record<symbol, unknown>)[OUTSIDE_PREFIX] = true;
     return url;
   };
@@ -127,7 +128,12 @@ export function buildApp(o: AppOptions): FastifyInstance {
     ...(rewriteUrl ? { rewriteUrl } : {}),
     ...(isLogger(o.logger) ? { loggerInstance: o.logger as unknown as FastifyBaseLogger } : { logger: o.logger as never }),
     // a request's own logger is made only when something logs through it
-    ...(lines ? { childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger } : {}),
+    ...(lines
+      ? {
+          childLoggerFactory: (logger, bindings, options) =>
+            new LazyChildLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
+        }
+      : {}),
     bodyLimit: http.body_limit,
     routerOptions: { caseSensitive: false, maxParamLength: 1000, ignoreTrailingSlash: true, querystringParser: parseQuery },
     // Against slowloris: headers must arrive within headers_timeout, the whole request within request_timeout.
@@ -150,7 +156,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
   app.addHook('onRequest', async (request, reply) => {
     if ((request.raw as unknown as Record<symbol, unknown>)[OUTSIDE_PREFIX]) {
-      throw notFound(`no route for ${request.method} ${request.url.split('?')[0]}: this server answers under ${o.config.api_prefix}/ (api_prefix)`);
+      throw notFound(
+        `no route for ${request.method} ${request.url.split('?')[0]}: this server answers under ${o.config.api_prefix}/ (api_prefix)`,
+      );
     }
     // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
     // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
@@ -166,7 +174,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
     void reply.header('Cache-Control', 'no-store');
     // a preflight is answered before authentication (browsers send it without credentials)
     if (cors?.apply(request, reply)) return reply.code(204).send();
-    if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS]) throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
+    if ((request.query as Record<symbol, unknown>)[TOO_MANY_PARAMS])
+      throw badRequest(`the URL has more than ${MAX_QUERY_PARAMS} query parameters`);
     request.principal = await authenticate(o.authenticator, request);
     refuseCrossSite(request, cors);
   });
@@ -181,7 +190,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
   const watch = o.config.watch;
   // a stream whose client vanished is noticed at its next BOOKMARK at the latest
   const bookmarkMs = durationMs(watch.bookmark_interval);
-  const streams = new LongStreams({ maxPerUser: watch.max_streams_per_user, graceMs: bookmarkMs, retryAfterS: Math.max(1, Math.ceil(bookmarkMs / 1000)) });
+  const streams = new LongStreams({
+    maxPerUser: watch.max_streams_per_user,
+    graceMs: bookmarkMs,
+    retryAfterS: Math.max(1, Math.ceil(bookmarkMs / 1000)),
+  });
   registerResourceRoutes(app, o.registry, o.service, o.store, o.config, o.watcher, streams);
   registerAuditRoutes(app, { ...o.audit, streams });
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
@@ -204,7 +217,13 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerProxyRoutes(app, o.proxy);
   registerBackupRoutes(app, { registry: o.registry, service: o.service, store: o.store, version: o.build.version });
   registerProvisioningRoutes(app, { service: o.service, status: () => o.provisioning.status() });
-  registerOpenApiRoutes(app, { routes, registry: o.registry, build: o.build, schemasDir: SCHEMAS_DIR, authEnabled: o.config.security?.enable_auth === true });
+  registerOpenApiRoutes(app, {
+    routes,
+    registry: o.registry,
+    build: o.build,
+    schemasDir: SCHEMAS_DIR,
+    authEnabled: o.config.security?.enable_auth === true,
+  });
   if (o.ui) registerStaticRoutes(app, o.ui);
   return app;
 }
@@ -231,7 +250,8 @@ async function authenticate(authenticator: Authenticator, request: FastifyReques
 }
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const OWN_PAGES = "requests authenticated by cookies must come from this server's own pages, or from an origin security.cors trusts with credentials";
+const OWN_PAGES =
+  "requests authenticated by cookies must come from this server's own pages, or from an origin security.cors trusts with credentials";
 const BODY_TYPES = /^(?:application\/(?:[\w.-]+\+)?json|application\/(?:x-)?yaml|text\/(?:x-)?yaml)\s*(?:;.*)?$/i;
 
 /**
@@ -247,7 +267,8 @@ function refuseCrossSite(request: FastifyRequest, cors: CorsPolicy | undefined):
   const origin = request.headers.origin;
   const trusted = origin !== undefined && cors?.trustsCredentialsFrom(origin) === true;
   if (request.headers['sec-fetch-site'] === 'cross-site' && !trusted) throw forbidden(`cross-site request refused: ${OWN_PAGES}`);
-  if (origin !== undefined && !trusted && originHost(origin) !== request.headers.host) throw forbidden(`request from origin ${origin} refused: ${OWN_PAGES}`);
+  if (origin !== undefined && !trusted && originHost(origin) !== request.headers.host)
+    throw forbidden(`request from origin ${origin} refused: ${OWN_PAGES}`);
   const type = request.headers['content-type'];
   const proxied = (request.routeOptions.config as { proxy?: boolean } | undefined)?.proxy === true; // datasource APIs take forms
   if (type !== undefined && !proxied && !BODY_TYPES.test(type)) {

@@ -56,8 +56,14 @@ const AUDIT_DOC = documented({
     { name: 'since', description: 'With watch: entries after this id', type: 'integer' },
   ],
   responses: {
-    200: { description: 'Entries (or an application/x-ndjson stream with watch=true)', schema: { type: 'array', items: { type: 'object' } } },
-    429: { description: 'With watch=true: the caller holds watch.max_streams_per_user open streams already; `Retry-After`', schema: 'Error' },
+    200: {
+      description: 'Entries (or an application/x-ndjson stream with watch=true)',
+      schema: { type: 'array', items: { type: 'object' } },
+    },
+    429: {
+      description: 'With watch=true: the caller holds watch.max_streams_per_user open streams already; `Retry-After`',
+      schema: 'Error',
+    },
   },
 });
 
@@ -104,9 +110,17 @@ async function shownOf(shown: Visible, entries: readonly AuditEntry[], incarnati
 }
 
 /** New entries as they are committed (on any replica), from `since` (an id) or from now. */
-async function watch(req: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply, o: AuditRouteOptions, filters: Filters, visible: () => Promise<Visible>, first: Visible) {
+async function watch(
+  req: FastifyRequest<{ Querystring: Query }>,
+  reply: FastifyReply,
+  o: AuditRouteOptions,
+  filters: Filters,
+  visible: () => Promise<Visible>,
+  first: Visible,
+) {
   const since = single(req.query, 'since');
-  if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be an audit entry id, not ${JSON.stringify(since)}`);
+  if (since !== undefined && !/^\d{1,15}$/.test(since))
+    throw badRequest(`query parameter "since" must be an audit entry id, not ${JSON.stringify(since)}`);
   const from = since !== undefined ? Number(since) : await o.store.lastAuditId();
   return o.streams.serve(
     req,

@@ -1,5 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AUTH_COOKIES, COOKIE_PAYLOAD, COOKIE_REFRESH, COOKIE_SIGNATURE, parseCookies, serializeCookie, type CookieOptions } from '../auth/cookies.js';
+import {
+  AUTH_COOKIES,
+  COOKIE_PAYLOAD,
+  COOKIE_REFRESH,
+  COOKIE_SIGNATURE,
+  parseCookies,
+  serializeCookie,
+  type CookieOptions,
+} from '../auth/cookies.js';
 import type { AuthService } from '../auth/login.js';
 import type { RbacAuthorizer } from '../auth/rbac.js';
 import type { IssuedTokens } from '../auth/tokens.js';
@@ -50,8 +58,14 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       {
         tag: 'Authentication',
         summary: 'A new token pair for a refresh token (from the body or the jwtRefreshToken cookie); the old one is spent',
-        body: { description: '`{"refresh_token"}`, or no body with the cookie', schema: { type: 'object', properties: { refresh_token: { type: 'string' } } } },
-        responses: { 200: TOKENS, 401: { description: 'Unknown, expired, revoked or already used refresh token (a reuse revokes the session)', schema: 'Error' } },
+        body: {
+          description: '`{"refresh_token"}`, or no body with the cookie',
+          schema: { type: 'object', properties: { refresh_token: { type: 'string' } } },
+        },
+        responses: {
+          200: TOKENS,
+          401: { description: 'Unknown, expired, revoked or already used refresh token (a reuse revokes the session)', schema: 'Error' },
+        },
       },
       true,
     ),
@@ -76,7 +90,10 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
     documented({
       tag: 'Authentication',
       summary: 'Ends the session on the server and clears the cookies',
-      responses: { 204: { description: 'Signed out' }, 302: { description: 'Signed out; a browser navigating here (Accept: text/html) goes to / (as with Perses)' } },
+      responses: {
+        204: { description: 'Signed out' },
+        302: { description: 'Signed out; a browser navigating here (Accept: text/html) goes to / (as with Perses)' },
+      },
     }),
     async (req, reply) => {
       await o.auth.logout(req.principal);
@@ -113,7 +130,10 @@ export function registerAuthRoutes(app: FastifyInstance, o: AuthRouteOptions): v
       summary: "The caller's own permissions by project (`*` = global)",
       params: { name: "The caller's own user name" },
       responses: {
-        200: { description: '`{"<project or *>": [{actions, scopes}]}`', schema: { type: 'object', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Permission' } } } },
+        200: {
+          description: '`{"<project or *>": [{actions, scopes}]}`',
+          schema: { type: 'object', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Permission' } } },
+        },
         403: { description: "Another user's permissions", schema: 'Error' },
       },
     }),

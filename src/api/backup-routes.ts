@@ -32,7 +32,11 @@ export function registerBackupRoutes(app: FastifyInstance, o: BackupRouteOptions
         { name: 'sessions', type: 'boolean', description: 'Include sign-in sessions (default true)' },
       ],
       responses: {
-        200: { description: 'The backup: a header line, object and version lines, an end line with the counts', type: 'application/x-ndjson', schema: { type: 'string' } },
+        200: {
+          description: 'The backup: a header line, object and version lines, an end line with the counts',
+          type: 'application/x-ndjson',
+          schema: { type: 'string' },
+        },
         403: { description: 'Not an administrator', schema: 'Error' },
       },
     }),
@@ -41,7 +45,10 @@ export function registerBackupRoutes(app: FastifyInstance, o: BackupRouteOptions
       const on = (name: string) => req.query[name] === undefined || flag(req.query, name);
       const lines = backupLines(o.store, o.registry, { history: on('history'), sessions: on('sessions'), version: o.version });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      return reply.type('application/x-ndjson; charset=utf-8').header('Content-Disposition', `attachment; filename="dashplane-backup-${stamp}.ndjson"`).send(Readable.from(lines));
+      return reply
+        .type('application/x-ndjson; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="dashplane-backup-${stamp}.ndjson"`)
+        .send(Readable.from(lines));
     },
   );
 }

@@ -52,7 +52,9 @@ describe('scanJson: the body limits, checked on the text before it is parsed (CO
 
   it('names the object with too many keys by its path', () => {
     const text = JSON.stringify({ kind: 'Dashboard', spec: { layouts: [{}, { spec: { a: 1, b: 2, c: 3 } }] } });
-    expect(refusal(text, { maxKeys: 2 })).to.equal('spec.layouts[1].spec: an object holds more than 2 keys (http.max_object_keys); use fewer keys');
+    expect(refusal(text, { maxKeys: 2 })).to.equal(
+      'spec.layouts[1].spec: an object holds more than 2 keys (http.max_object_keys); use fewer keys',
+    );
     expect(refusal('{"a":1,"b":2,"c":3}', { maxKeys: 2 })).to.match(/^the body: an object holds more than 2 keys/);
   });
 

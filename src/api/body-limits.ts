@@ -19,7 +19,12 @@ export interface BodyLimits {
 }
 
 /** The limits the `http` configuration sets. */
-export function bodyLimitsOf(http: { max_json_depth?: number; max_body_nodes: number; max_object_keys: number; body_limit: number }): BodyLimits {
+export function bodyLimitsOf(http: {
+  max_json_depth?: number;
+  max_body_nodes: number;
+  max_object_keys: number;
+  body_limit: number;
+}): BodyLimits {
   return { maxDepth: http.max_json_depth!, maxNodes: http.max_body_nodes, maxKeys: http.max_object_keys, maxBytes: http.body_limit };
 }
 
@@ -33,7 +38,9 @@ export function tooManyNodes(l: BodyLimits, aliases = false): ApiError {
 }
 
 export function tooManyKeys(l: BodyLimits, path: string): ApiError {
-  return badRequest(`${path || 'the body'}: an object holds more than ${l.maxKeys} keys (http.max_object_keys); use fewer keys`, [{ path: path || '(root)', message: `more than ${l.maxKeys} keys` }]);
+  return badRequest(`${path || 'the body'}: an object holds more than ${l.maxKeys} keys (http.max_object_keys); use fewer keys`, [
+    { path: path || '(root)', message: `more than ${l.maxKeys} keys` },
+  ]);
 }
 
 /**

@@ -26,7 +26,9 @@ const YAML_TYPES = /^(?:application|text)\/(?:x-)?yaml\s*(?:;.*)?$/i;
 export function registerBodyParsers(app: FastifyInstance, limits: BodyLimits, offload: Offload): void {
   const tooLong = `the YAML body took longer than ${offload.limit} to read (http.worker_timeout); send it as JSON, or smaller`;
   const yamlToJson = (text: string): Promise<string> =>
-    text.length <= INLINE_YAML_CHARS ? Promise.resolve().then(() => yamlBodyToJson(text, limits)) : offload.run('yaml', { text, limits }, tooLong);
+    text.length <= INLINE_YAML_CHARS
+      ? Promise.resolve().then(() => yamlBodyToJson(text, limits))
+      : offload.run('yaml', { text, limits }, tooLong);
   app.removeAllContentTypeParsers();
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (request.method === 'GET' || request.method === 'HEAD') return payload; // no body to check
@@ -35,7 +37,11 @@ export function registerBodyParsers(app: FastifyInstance, limits: BodyLimits, of
     const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();
     const inflate = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress }[encoding];
     if (encoding === 'identity') return payload;
-    if (!inflate) throw new ApiError('UnsupportedMediaType', `Content-Encoding "${encoding}" is not supported; send the body uncompressed or with gzip, deflate or br`);
+    if (!inflate)
+      throw new ApiError(
+        'UnsupportedMediaType',
+        `Content-Encoding "${encoding}" is not supported; send the body uncompressed or with gzip, deflate or br`,
+      );
     const out = payload.pipe(inflate());
     (out as unknown as { receivedEncodedLength: number }).receivedEncodedLength = 0;
     payload.on('data', (chunk: Buffer) => ((out as unknown as { receivedEncodedLength: number }).receivedEncodedLength += chunk.length));

@@ -52,7 +52,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ reason: api.reason, message: api.message }, 'request rejected');
     if (api.headers) void reply.headers(api.headers);
-    void reply.code(status).send({ message: clip(api.message), reason: api.reason, ...(api.details ? { details: shown(api.details) } : {}) });
+    void reply
+      .code(status)
+      .send({ message: clip(api.message), reason: api.reason, ...(api.details ? { details: shown(api.details) } : {}) });
   });
   const methodsOf = routeMethods(app.routeTable ?? []);
   app.setNotFoundHandler((request, reply) => {

@@ -58,7 +58,12 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
         ...PROVIDER,
         summary: 'Starts a browser login at the provider (authorization code with PKCE S256, state, nonce)',
         query: [{ name: 'redirect', description: 'A same-origin path to return to after the login (anything else becomes /)' }],
-        responses: { 302: { description: 'To the provider; the login state is kept in a signed HttpOnly cookie', headers: { Location: "The provider's authorization URL" } } },
+        responses: {
+          302: {
+            description: 'To the provider; the login state is kept in a signed HttpOnly cookie',
+            headers: { Location: "The provider's authorization URL" },
+          },
+        },
       },
       true,
     ),
@@ -66,8 +71,17 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
       const p = provider(o, req.params);
       const start = await p.startLogin(origin(req, o.prefix));
       const redirect = typeof req.query.redirect === 'string' && SAFE_REDIRECT.test(req.query.redirect) ? req.query.redirect : '/';
-      const state = sign(o.stateKey, { ...start, url: undefined, redirect, slug: `${p.kind}/${p.slug}`, exp: Date.now() + STATE_TTL_S * 1000 });
-      void reply.header('set-cookie', serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }));
+      const state = sign(o.stateKey, {
+        ...start,
+        url: undefined,
+        redirect,
+        slug: `${p.kind}/${p.slug}`,
+        exp: Date.now() + STATE_TTL_S * 1000,
+      });
+      void reply.header(
+        'set-cookie',
+        serializeCookie(STATE_COOKIE, state, { ...o.cookie, sameSite: 'lax', httpOnly: true, maxAge: STATE_TTL_S }),
+      );
       return reply.redirect(start.url, 302);
     },
   );
@@ -83,7 +97,10 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
           { name: 'state', description: 'From the provider' },
         ],
         responses: {
-          302: { description: 'Signed in: to the saved same-origin path', headers: { Location: 'The path the login started from', 'Set-Cookie': 'The session cookies' } },
+          302: {
+            description: 'Signed in: to the saved same-origin path',
+            headers: { Location: 'The path the login started from', 'Set-Cookie': 'The session cookies' },
+          },
           400: { description: 'Expired, foreign, mismatched or replayed login state', schema: 'Error' },
           403: { description: 'The provider identity may not use this user', schema: 'Error' },
         },
@@ -97,8 +114,10 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
       const saved = verify(o.stateKey, parseCookies(req.headers).get(STATE_COOKIE));
       const attempt = { presented: [...presented(req.query), saved?.state, saved?.nonce, saved?.verifier] };
       const tokens = await externalSignIn(o, p, req.principal, attempt, async () => {
-        if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now()) throw badRequest('the login has expired or was started elsewhere; start it again');
-        if (typeof req.query.state !== 'string' || req.query.state !== saved.state) throw badRequest('the login state does not match; start the login again');
+        if (!saved || saved.slug !== `${p.kind}/${p.slug}` || saved.exp < Date.now())
+          throw badRequest('the login has expired or was started elsewhere; start it again');
+        if (typeof req.query.state !== 'string' || req.query.state !== saved.state)
+          throw badRequest('the login state does not match; start the login again');
         if (used.has(saved.state)) throw badRequest('this login response was already used; start the login again');
         used.set(saved.state, saved.exp);
         for (const [s, exp] of used) if (exp < Date.now()) used.delete(s);
@@ -123,7 +142,13 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
         {
           ...PROVIDER,
           summary: 'Starts a device-code login (RFC 8628) for command-line clients',
-          responses: { 200: { description: "The provider's answer: device_code, user_code, verification_uri, interval, expires_in", schema: { type: 'object' } }, 400: OAUTH_ERROR },
+          responses: {
+            200: {
+              description: "The provider's answer: device_code, user_code, verification_uri, interval, expires_in",
+              schema: { type: 'object' },
+            },
+            400: OAUTH_ERROR,
+          },
         },
         true,
       ),
@@ -166,20 +191,29 @@ export function registerExternalAuthRoutes(app: FastifyInstance, o: ExternalAuth
           ...(clientCredentials && client?.id ? { claimed: p.clientIdentity(client.id) } : {}),
         };
         // RFC 6749 §5.2: a client refused after authenticating with HTTP Basic is answered 401 with a Basic challenge
-        return oauthErrors(reply, async () => sendTokens(reply, await externalSignIn(o, p, req.principal, attempt, () => exchange(p, form, client)), o.cookie), clientCredentials && !!basic);
+        return oauthErrors(
+          reply,
+          async () => sendTokens(reply, await externalSignIn(o, p, req.principal, attempt, () => exchange(p, form, client)), o.cookie),
+          clientCredentials && !!basic,
+        );
       },
     });
   });
 }
 
 /** The provider's side of a token request: a device code redeemed, or the caller's client credentials checked. */
-async function exchange(p: ExternalProvider, form: Record<string, string>, client: { id: string; secret: string } | undefined): Promise<ExternalIdentity> {
+async function exchange(
+  p: ExternalProvider,
+  form: Record<string, string>,
+  client: { id: string; secret: string } | undefined,
+): Promise<ExternalIdentity> {
   if (form.grant_type === DEVICE_GRANT) {
     if (!form.device_code) throw new OAuthError('invalid_request', 'device_code is required');
     return p.deviceToken(form.device_code);
   }
   if (form.grant_type === 'client_credentials') {
-    if (!client?.id || !client.secret) throw new OAuthError('invalid_client', 'send the client id and secret with HTTP Basic authentication');
+    if (!client?.id || !client.secret)
+      throw new OAuthError('invalid_client', 'send the client id and secret with HTTP Basic authentication');
     return p.clientCredentials(client.id, client.secret);
   }
   throw new OAuthError('unsupported_grant_type', `grant_type must be ${DEVICE_GRANT} or client_credentials`);

@@ -20,15 +20,24 @@ describe('RequestHistogram', () => {
     const ours = new Registry();
     const theirs = new Registry();
     const h = new RequestHistogram('x_seconds', 'Some help.', ['route', 'method', 'status'], buckets, ours);
-    const reference = new Histogram({ name: 'x_seconds', help: 'Some help.', labelNames: ['route', 'method', 'status'], buckets, registers: [theirs] });
+    const reference = new Histogram({
+      name: 'x_seconds',
+      help: 'Some help.',
+      labelNames: ['route', 'method', 'status'],
+      buckets,
+      registers: [theirs],
+    });
     for (const [values, v] of observations) {
       h.observe(values, v);
       reference.labels(...values).observe(v);
     }
     expect(await ours.metrics()).to.equal(await theirs.metrics());
     // prom-client's values also carry an empty `exemplar`
-    const withoutExemplars = (metrics: { values: object[] }[]) => metrics.map((m) => ({ ...m, values: m.values.map(({ exemplar: _, ...v }: { exemplar?: unknown }) => v) }));
-    expect(withoutExemplars((await ours.getMetricsAsJSON()) as never)).to.deep.equal(withoutExemplars((await theirs.getMetricsAsJSON()) as never));
+    const withoutExemplars = (metrics: { values: object[] }[]) =>
+      metrics.map((m) => ({ ...m, values: m.values.map(({ exemplar: _, ...v }: { exemplar?: unknown }) => v) }));
+    expect(withoutExemplars((await ours.getMetricsAsJSON()) as never)).to.deep.equal(
+      withoutExemplars((await theirs.getMetricsAsJSON()) as never),
+    );
     expect(await ours.metrics()).to.include('x_seconds_bucket{le="0.005",route="/a",method="GET",status="200"} 3');
   });
 

@@ -44,7 +44,12 @@ export class RequestHistogram {
     const key = values.join('\x00');
     let s = this.series.get(key);
     if (!s) {
-      s = { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]])), counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      s = {
+        labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]])),
+        counts: this.buckets.map(() => 0),
+        sum: 0,
+        count: 0,
+      };
       this.series.set(key, s);
     }
     // the first bucket whose upper bound is at least the value (none: only +Inf counts it)
@@ -73,7 +78,13 @@ export class RequestHistogram {
   }
 
   /** The registry's JSON export: each value's labels in one object. */
-  get(): { name: string; help: string; type: string; aggregator: string; values: { metricName: string; labels: Record<string, string | number>; value: number }[] } {
+  get(): {
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { metricName: string; labels: Record<string, string | number>; value: number }[];
+  } {
     const data = this.getForPromString();
     return { ...data, values: data.values.map(({ sharedLabels, labels, ...v }) => ({ ...v, labels: { ...labels, ...sharedLabels } })) };
   }

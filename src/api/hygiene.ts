@@ -35,7 +35,9 @@ export function assertSafeValue(root: unknown, maxDepth: number): void {
     if (value === null || typeof value !== 'object') continue;
     if (depth >= maxDepth) {
       const path = pathOfPlace(node);
-      throw badRequest(`the body is nested more than ${maxDepth} levels deep (at ${path || 'the root'}); flatten it`, [{ path: path || '(root)', message: 'too deeply nested' }]);
+      throw badRequest(`the body is nested more than ${maxDepth} levels deep (at ${path || 'the root'}); flatten it`, [
+        { path: path || '(root)', message: 'too deeply nested' },
+      ]);
     }
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) stack.push({ value: value[i], depth: depth + 1, parent: node, key: i });

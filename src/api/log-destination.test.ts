@@ -15,7 +15,8 @@ ${how}`;
 describe('serverLogger: batched lines are all written however the process ends', () => {
   it('at the natural end of the process', () => expect(run('')).to.deep.equal({ lines: 2000, status: 0 }));
   it('on process.exit in the same turn', () => expect(run('process.exit(3);')).to.deep.equal({ lines: 2000, status: 3 }));
-  it('on an uncaught exception', () => expect(run("setTimeout(() => { throw new Error('fatal'); });")).to.deep.equal({ lines: 2000, status: 1 }));
+  it('on an uncaught exception', () =>
+    expect(run("setTimeout(() => { throw new Error('fatal'); });")).to.deep.equal({ lines: 2000, status: 1 }));
   it('on an unhandled rejection', () => expect(run("Promise.reject(new Error('fatal'));")).to.deep.equal({ lines: 2000, status: 1 }));
 });
 

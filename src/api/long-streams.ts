@@ -26,7 +26,12 @@ export class LongStreams {
    * may refuse (403, 410: answered as usual); the source ends when `life` aborts (the client left,
    * the server closes) or aborts it itself with a StreamEnd, and then ends its lines with an error.
    */
-  async serve<T>(req: FastifyRequest, reply: FastifyReply, open: (life: AbortController) => Promise<AsyncIterable<T>>, lineOf: (item: T) => StreamLine): Promise<void> {
+  async serve<T>(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    open: (life: AbortController) => Promise<AsyncIterable<T>>,
+    lineOf: (item: T) => StreamLine,
+  ): Promise<void> {
     refuseExpired(req.principal);
     const release = this.take(req);
     const life = new AbortController();
@@ -46,13 +51,19 @@ export class LongStreams {
     // connection closes with the stream, so shutdown does not wait for it.
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'application/x-ndjson; charset=utf-8', 'x-accel-buffering': 'no', connection: 'close' });
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'x-accel-buffering': 'no',
+      connection: 'close',
+    });
     res.flushHeaders();
     try {
       for await (const item of items) {
         if (res.destroyed) break;
         const line = lineOf(item);
-        if (!res.write(typeof line === 'string' || Buffer.isBuffer(line) ? line : errorLine(line.error, line.revision))) await drained(res, life.signal);
+        if (!res.write(typeof line === 'string' || Buffer.isBuffer(line) ? line : errorLine(line.error, line.revision)))
+          await drained(res, life.signal);
       }
     } catch (e) {
       // a source that fails with an error a client can act on (the event log trimmed under a replay) says so
@@ -99,9 +110,14 @@ export class LongStreams {
     const held = this.perCaller.get(key) ?? 0;
     if (held >= this.o.maxPerUser) {
       const who = p.anonymous ? `the client address ${req.ip}` : `"${p.name}"`;
-      throw new ApiError('TooManyRequests', `${who} already holds ${held} open watch streams on this server, the most allowed (watch.max_streams_per_user); close one, then try again`, undefined, {
-        'Retry-After': String(this.o.retryAfterS),
-      });
+      throw new ApiError(
+        'TooManyRequests',
+        `${who} already holds ${held} open watch streams on this server, the most allowed (watch.max_streams_per_user); close one, then try again`,
+        undefined,
+        {
+          'Retry-After': String(this.o.retryAfterS),
+        },
+      );
     }
     this.perCaller.set(key, held + 1);
     let released = false;

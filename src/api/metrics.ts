@@ -41,10 +41,26 @@ export class Metrics {
   });
   /** The query cache counter's children by label values (prom-client hashes the labels of every call otherwise). */
   private readonly proxyCacheChildren = new Map<string, { inc(): void }>();
-  readonly reaperDeletions = new Counter({ name: 'dashplane_reaper_deletions_total', help: 'Expired objects deleted by the reaper.', registers: [this.registry] });
-  readonly loginFailures = new Counter({ name: 'dashplane_login_failures_total', help: 'Failed native logins.', registers: [this.registry] });
-  readonly loginRateLimited = new Counter({ name: 'dashplane_login_rate_limited_total', help: 'Native logins refused by the rate limit (429).', registers: [this.registry] });
-  readonly signUpRateLimited = new Counter({ name: 'dashplane_sign_up_rate_limited_total', help: 'Self-service sign-ups refused by the rate limit (429).', registers: [this.registry] });
+  readonly reaperDeletions = new Counter({
+    name: 'dashplane_reaper_deletions_total',
+    help: 'Expired objects deleted by the reaper.',
+    registers: [this.registry],
+  });
+  readonly loginFailures = new Counter({
+    name: 'dashplane_login_failures_total',
+    help: 'Failed native logins.',
+    registers: [this.registry],
+  });
+  readonly loginRateLimited = new Counter({
+    name: 'dashplane_login_rate_limited_total',
+    help: 'Native logins refused by the rate limit (429).',
+    registers: [this.registry],
+  });
+  readonly signUpRateLimited = new Counter({
+    name: 'dashplane_sign_up_rate_limited_total',
+    help: 'Self-service sign-ups refused by the rate limit (429).',
+    registers: [this.registry],
+  });
   readonly provisioningWrites = new Counter({
     name: 'dashplane_provisioning_writes_total',
     help: 'Objects provisioning created, updated, or took back once its file held what someone else wrote, by source and action.',
@@ -53,10 +69,12 @@ export class Metrics {
   });
 
   constructor(build: BuildInfo, watchStreams: () => number) {
-    new Gauge({ name: 'dashplane_build_info', help: 'Build information (always 1).', labelNames: ['version', 'commit'], registers: [this.registry] }).set(
-      { version: build.version, commit: build.commit },
-      1,
-    );
+    new Gauge({
+      name: 'dashplane_build_info',
+      help: 'Build information (always 1).',
+      labelNames: ['version', 'commit'],
+      registers: [this.registry],
+    }).set({ version: build.version, commit: build.commit }, 1);
     new Gauge({
       name: 'dashplane_watch_streams',
       help: 'Open watch streams.',
@@ -81,7 +99,8 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const s of status()) for (const type of PROBLEM_TYPES) this.set({ source: s.source, type }, s.problems.filter((p) => p.type === type).length);
+        for (const s of status())
+          for (const type of PROBLEM_TYPES) this.set({ source: s.source, type }, s.problems.filter((p) => p.type === type).length);
       },
     });
     new Gauge({
@@ -101,7 +120,8 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const s of status()) if (s.lastPassAt) this.set({ source: s.source }, Date.parse(s.lastPassAt) / 1000 + (s.lastPassSeconds ?? 0));
+        for (const s of status())
+          if (s.lastPassAt) this.set({ source: s.source }, Date.parse(s.lastPassAt) / 1000 + (s.lastPassSeconds ?? 0));
       },
     });
   }

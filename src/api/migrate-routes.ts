@@ -44,23 +44,39 @@ const MIGRATE_DOC = documented({
     "Perses' request and answer, so `percli migrate --online` works. Every Grafana panel becomes a panel (a Markdown placeholder naming the type when no plugin fits), every variable and query is mapped or reported; the report says per panel and variable whether the web UI draws it (`render`). With authentication on, a signed-in user is needed.",
   query: [
     { name: 'project', description: 'Target project: the name is made unique in it and metadata.project is set' },
-    { name: 'datasource', description: "The datasource every Prometheus query names (default: the project's default Prometheus datasource)" },
+    {
+      name: 'datasource',
+      description: "The datasource every Prometheus query names (default: the project's default Prometheus datasource)",
+    },
     { name: 'name', description: 'The dashboard name (default: derived from the title or uid)' },
-    { name: 'report', description: 'true: answer {dashboard, report} with the whole migration report (with the web UI render verdict of each panel and variable)', type: 'boolean' },
+    {
+      name: 'report',
+      description:
+        'true: answer {dashboard, report} with the whole migration report (with the web UI render verdict of each panel and variable)',
+      type: 'boolean',
+    },
   ],
   body: {
-    description: '{"grafanaDashboard": <Grafana dashboard JSON, or an export wrapped in {"dashboard": ...}>, "input"?: {"DS_PROMETHEUS": "<datasource>"}, "useDefaultDatasource"?: boolean}',
+    description:
+      '{"grafanaDashboard": <Grafana dashboard JSON, or an export wrapped in {"dashboard": ...}>, "input"?: {"DS_PROMETHEUS": "<datasource>"}, "useDefaultDatasource"?: boolean}',
     schema: {
       type: 'object',
       required: ['grafanaDashboard'],
-      properties: { grafanaDashboard: { type: 'object' }, input: { type: 'object', additionalProperties: { type: 'string' } }, useDefaultDatasource: { type: 'boolean' } },
+      properties: {
+        grafanaDashboard: { type: 'object' },
+        input: { type: 'object', additionalProperties: { type: 'string' } },
+        useDefaultDatasource: { type: 'boolean' },
+      },
     },
   },
   responses: {
     200: {
       description: 'The Perses Dashboard (or {dashboard, report} with report=true)',
       schema: 'Dashboard',
-      headers: { 'X-Migration-Summary': 'Counts of the report: panels mapped, approximated, unrendered (not drawn by the web UI) and replaced, variables, queries' },
+      headers: {
+        'X-Migration-Summary':
+          'Counts of the report: panels mapped, approximated, unrendered (not drawn by the web UI) and replaced, variables, queries',
+      },
     },
     400: { description: 'Not a Grafana dashboard, or a bad parameter' },
   },
@@ -69,9 +85,14 @@ const MIGRATE_DOC = documented({
 export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptions): void {
   app.post<{ Querystring: MigrateQuery }>('/api/migrate', MIGRATE_DOC, async (req, reply) => {
     const body = req.body;
-    if (!isObj(body)) throw badRequest('send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}');
-    if (body.grafanaDashboard === undefined || body.grafanaDashboard === null) throw badRequest('grafanaDashboard cannot be empty: send {"grafanaDashboard": <the Grafana dashboard JSON>}');
-    if (body.useDefaultDatasource !== undefined && typeof body.useDefaultDatasource !== 'boolean') throw badRequest('useDefaultDatasource must be true or false');
+    if (!isObj(body))
+      throw badRequest(
+        'send a JSON object: {"grafanaDashboard": <the Grafana dashboard JSON>, "input": {"DS_PROMETHEUS": "<datasource>"}}',
+      );
+    if (body.grafanaDashboard === undefined || body.grafanaDashboard === null)
+      throw badRequest('grafanaDashboard cannot be empty: send {"grafanaDashboard": <the Grafana dashboard JSON>}');
+    if (body.useDefaultDatasource !== undefined && typeof body.useDefaultDatasource !== 'boolean')
+      throw badRequest('useDefaultDatasource must be true or false');
     const q = req.query;
     for (const key of ['project', 'datasource', 'name', 'report'] as const) {
       if (q[key] !== undefined && typeof q[key] !== 'string') throw badRequest(`the query parameter ${key} may be given once`);
@@ -83,7 +104,10 @@ export function registerMigrateRoutes(app: FastifyInstance, o: MigrateRouteOptio
     let datasource = q.datasource;
     if (q.project && datasource === undefined && body.useDefaultDatasource !== true) {
       datasource = await defaultPrometheus(o, req.principal, q.project);
-      if (!datasource) notes.push(`project "${q.project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`);
+      if (!datasource)
+        notes.push(
+          `project "${q.project}" has no default Prometheus datasource (nor is there a global one): the queries name none and fail until one is made the default`,
+        );
     }
     // in the worker thread, which loads the migration code (two dozen modules) with the first one
     const { text, summary } = await o.offload.run(
@@ -115,20 +139,26 @@ async function namesIn(o: MigrateRouteOptions, p: Principal, project: string): P
   try {
     await o.service.get(p, o.registry.projectKind, '', project);
   } catch (e) {
-    if (isApiError(e) && e.reason === 'NotFound') throw new ApiError('NotFound', `project: there is no project "${project}"; create it first or pick an existing one (?project=...)`);
+    if (isApiError(e) && e.reason === 'NotFound')
+      throw new ApiError('NotFound', `project: there is no project "${project}"; create it first or pick an existing one (?project=...)`);
     throw e;
   }
   const names = new Set<string>();
   let continueToken: string | undefined;
   do {
-    const page = await o.service.list(p, o.registry.requirePlural('dashboards'), { project, metadataOnly: true, ...(continueToken ? { continueToken } : {}) });
+    const page = await o.service.list(p, o.registry.requirePlural('dashboards'), {
+      project,
+      metadataOnly: true,
+      ...(continueToken ? { continueToken } : {}),
+    });
     for (const d of page.items) names.add(d.metadata.name);
     continueToken = page.continueToken;
   } while (continueToken);
   return names;
 }
 
-const isPrometheus = (o: MigrateRouteOptions, kind: unknown) => typeof kind === 'string' && (o.plugins.get(kind)?.synonymOf ?? kind) === 'PrometheusDatasource';
+const isPrometheus = (o: MigrateRouteOptions, kind: unknown) =>
+  typeof kind === 'string' && (o.plugins.get(kind)?.synonymOf ?? kind) === 'PrometheusDatasource';
 
 /** The name of the project's default Prometheus datasource, else of the global default one (those the caller may read). */
 async function defaultPrometheus(o: MigrateRouteOptions, p: Principal, project: string): Promise<string | undefined> {
@@ -154,7 +184,8 @@ async function checkDatasource(o: MigrateRouteOptions, p: Principal, name: strin
     try {
       const ds = await o.service.get(p, o.registry.requirePlural(c.plural), c.project, name);
       const kind = specOf<Datasource>(ds)?.plugin?.kind ?? '';
-      if (!isPrometheus(o, kind)) throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
+      if (!isPrometheus(o, kind))
+        throw badRequest(`datasource: "${name}" is a ${kind} datasource; the migrated queries need a Prometheus one`);
       return;
     } catch (e) {
       if (!isApiError(e) || e.reason !== 'NotFound') throw e;

@@ -25,7 +25,15 @@ describe('Offload: work that grows with a request, in a worker thread within a t
     expect((refused as ApiError).message).to.match(/duplicated mapping key \(line 20001, column 1\)/);
     const migrated = await offload.run(
       'migrate',
-      { grafanaDashboard: { title: 'T', panels: [] }, input: undefined, useDefaultDatasource: false, notes: [], pluginKinds: [], uiKinds: [], report: false },
+      {
+        grafanaDashboard: { title: 'T', panels: [] },
+        input: undefined,
+        useDefaultDatasource: false,
+        notes: [],
+        pluginKinds: [],
+        uiKinds: [],
+        report: false,
+      },
       'too long',
     );
     expect(JSON.parse(migrated.text)).to.include({ kind: 'Dashboard' });

@@ -48,7 +48,9 @@ export class Offload {
   /** Runs `task` in the worker; `tooMuch` is the message when it takes too long or too much memory. */
   run<K extends keyof Tasks>(task: K, args: Tasks[K]['args'], tooMuch: string): Promise<Tasks[K]['result']> {
     if (this.waiting.length >= MAX_WAITING) {
-      return Promise.reject(new ApiError('Unavailable', 'the server is busy with other large requests; retry shortly', undefined, { 'Retry-After': '1' }));
+      return Promise.reject(
+        new ApiError('Unavailable', 'the server is busy with other large requests; retry shortly', undefined, { 'Retry-After': '1' }),
+      );
     }
     return new Promise((resolve, reject) => {
       this.waiting.push({ message: { task, args }, tooMuch, resolve: resolve as (r: unknown) => void, reject });
@@ -78,10 +80,14 @@ export class Offload {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./offload-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(new URL('./offload-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     worker.unref(); // an idle worker does not keep the process alive
     worker.on('message', (answer: WorkerAnswer) => this.settle(answer));
-    worker.on('error', (e: Error & { code?: string }) => this.fail(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new ApiError('PayloadTooLarge', this.running?.tooMuch ?? e.message) : e));
+    worker.on('error', (e: Error & { code?: string }) =>
+      this.fail(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new ApiError('PayloadTooLarge', this.running?.tooMuch ?? e.message) : e),
+    );
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = undefined;
       if (this.running) this.fail(new Error('the worker thread stopped'));

@@ -106,7 +106,8 @@ export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptio
   };
   const send = (request: FastifyRequest, reply: FastifyReply, f: File) => {
     void reply.header('Content-Type', f.type).header('Cache-Control', 'no-cache').header('ETag', f.etag);
-    if (f.type.startsWith('text/html')) void reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
+    if (f.type.startsWith('text/html'))
+      void reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
     if (request.headers['if-none-match'] === f.etag) return reply.code(304).send();
     return reply.send(f.body);
   };
@@ -115,9 +116,15 @@ export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptio
     params: { file: 'A file of the viewer' },
     responses: { 200: { description: 'The page or file', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
   };
-  app.get('/api/docs', documented({ ...viewer, summary: 'The API reference: this document rendered by Swagger UI' }, true), async (request, reply) => send(request, reply, viewerFile('')));
-  app.get<{ Params: { file: string } }>('/api/docs/:file', documented({ ...viewer, summary: 'A file of the API reference page (scripts, styles)' }, true), async (request, reply) =>
-    send(request, reply, viewerFile(request.params.file)),
+  app.get(
+    '/api/docs',
+    documented({ ...viewer, summary: 'The API reference: this document rendered by Swagger UI' }, true),
+    async (request, reply) => send(request, reply, viewerFile('')),
+  );
+  app.get<{ Params: { file: string } }>(
+    '/api/docs/:file',
+    documented({ ...viewer, summary: 'A file of the API reference page (scripts, styles)' }, true),
+    async (request, reply) => send(request, reply, viewerFile(request.params.file)),
   );
 }
 

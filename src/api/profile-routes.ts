@@ -38,7 +38,11 @@ export function registerProfileRoutes(app: FastifyInstance, o: ProfileRouteOptio
   const profile = { description: "The caller's profile", schema: PROFILE_SCHEMA };
   app.get(
     '/api/v1/user/profile',
-    documented({ tag, summary: "The caller's own profile: recently viewed and starred objects (only those still there and readable), preferences", responses: { 200: profile } }),
+    documented({
+      tag,
+      summary: "The caller's own profile: recently viewed and starred objects (only those still there and readable), preferences",
+      responses: { 200: profile },
+    }),
     async (req) => profiles.get(req.principal),
   );
   app.post(
@@ -76,14 +80,23 @@ export function registerProfileRoutes(app: FastifyInstance, o: ProfileRouteOptio
       ],
       responses: { 200: profile },
     }),
-    async (req: Req) => profiles.unstar(req.principal, { kind: single(req.query, 'kind'), project: single(req.query, 'project'), name: single(req.query, 'name') }),
+    async (req: Req) =>
+      profiles.unstar(req.principal, {
+        kind: single(req.query, 'kind'),
+        project: single(req.query, 'project'),
+        name: single(req.query, 'name'),
+      }),
   );
   app.put(
     '/api/v1/user/profile/preferences',
     documented({
       tag,
       summary: "Merges preferences into the caller's profile; a null value removes one",
-      body: { description: 'Preferences, e.g. {"theme": "dark"}', schema: { type: 'object', additionalProperties: { type: ['string', 'null'] } }, required: true },
+      body: {
+        description: 'Preferences, e.g. {"theme": "dark"}',
+        schema: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
+        required: true,
+      },
       responses: { 200: profile },
     }),
     async (req) => profiles.setPreferences(req.principal, req.body),
@@ -94,10 +107,15 @@ export function registerProfileRoutes(app: FastifyInstance, o: ProfileRouteOptio
     documented({
       tag,
       summary: 'Searches every searchable kind in every project the caller may read',
-      description: 'Every word must match the name, `spec.display.name`, a tag, the project, or any text in the spec (panel titles, query expressions). Best matches first.',
+      description:
+        'Every word must match the name, `spec.display.name`, a tag, the project, or any text in the spec (panel titles, query expressions). Best matches first.',
       query: [
         { name: 'query', description: 'Words to find (at most 200 characters)', required: true },
-        { name: 'limit', description: `At most this many results (1 to ${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT})`, type: 'integer' },
+        {
+          name: 'limit',
+          description: `At most this many results (1 to ${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT})`,
+          type: 'integer',
+        },
       ],
       responses: { 200: { description: 'Matches, best first', schema: { type: 'array', items: HIT_SCHEMA } } },
     }),
@@ -114,11 +132,23 @@ const REF_SCHEMA = {
   required: ['kind', 'name'],
   properties: { kind: { type: 'string' }, project: { type: 'string', description: 'For project kinds' }, name: { type: 'string' } },
 };
-const SHOWN_REF = { ...REF_SCHEMA, properties: { ...REF_SCHEMA.properties, plural: { type: 'string' }, title: { type: 'string' }, at: { type: 'string', format: 'date-time' } } };
+const SHOWN_REF = {
+  ...REF_SCHEMA,
+  properties: {
+    ...REF_SCHEMA.properties,
+    plural: { type: 'string' },
+    title: { type: 'string' },
+    at: { type: 'string', format: 'date-time' },
+  },
+};
 const PROFILE_SCHEMA = {
   type: 'object',
   required: ['recent', 'starred', 'preferences'],
-  properties: { recent: { type: 'array', items: SHOWN_REF }, starred: { type: 'array', items: SHOWN_REF }, preferences: { type: 'object', additionalProperties: { type: 'string' } } },
+  properties: {
+    recent: { type: 'array', items: SHOWN_REF },
+    starred: { type: 'array', items: SHOWN_REF },
+    preferences: { type: 'object', additionalProperties: { type: 'string' } },
+  },
 };
 const HIT_SCHEMA = {
   type: 'object',
@@ -126,7 +156,11 @@ const HIT_SCHEMA = {
   properties: {
     ...SHOWN_REF.properties,
     tags: { type: 'array', items: { type: 'string' } },
-    match: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, description: 'Where a word matched, when not in the name or title' },
+    match: {
+      type: 'object',
+      properties: { path: { type: 'string' }, text: { type: 'string' } },
+      description: 'Where a word matched, when not in the name or title',
+    },
     score: { type: 'number' },
   },
 };

@@ -57,7 +57,10 @@ export function registerProvisioningRoutes(app: FastifyInstance, o: Provisioning
                     lastPassSeconds: { type: 'number' },
                     files: { type: 'integer' },
                     objects: { type: 'integer' },
-                    writes: { type: 'object', properties: { created: { type: 'integer' }, updated: { type: 'integer' }, takenBack: { type: 'integer' } } },
+                    writes: {
+                      type: 'object',
+                      properties: { created: { type: 'integer' }, updated: { type: 'integer' }, takenBack: { type: 'integer' } },
+                    },
                     problems: { type: 'array', items: PROBLEM },
                   },
                 },

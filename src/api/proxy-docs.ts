@@ -40,7 +40,8 @@ export function proxyDoc(f: Family): RouteDoc {
       },
       405: { description: 'An SQL datasource asked with another method than POST', schema: 'Error' },
       502: {
-        description: "Upstream refused or reset the connection, or the OAuth token endpoint refused the Secret's client credentials; for an SQL datasource, the database refused the login or failed",
+        description:
+          "Upstream refused or reset the connection, or the OAuth token endpoint refused the Secret's client credentials; for an SQL datasource, the database refused the login or failed",
         schema: 'Error',
       },
       503: { description: 'Too many proxied requests in flight (proxy.max_concurrent)', schema: 'Error' },
@@ -59,7 +60,11 @@ export function unsavedDoc(f: Family): RouteDoc {
     params: PROXY_PARAMS,
     body: {
       description: '`{method, spec, body?}`: the datasource spec and the request to send',
-      schema: { type: 'object', required: ['spec'], properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } } },
+      schema: {
+        type: 'object',
+        required: ['spec'],
+        properties: { method: { type: 'string' }, spec: { $ref: '#/components/schemas/DatasourceSpec' }, body: { type: 'string' } },
+      },
       required: true,
     },
     responses: { 200: { description: "The upstream's answer (any status)", type: '*/*' } },

@@ -59,7 +59,9 @@ export async function forwardHttp(o: HttpProxyParts, x: HttpCall, req: FastifyRe
     const { oauth } = credentials;
     let res: UpstreamResponse;
     try {
-      const authorization = oauth ? await o.tokens.authorization(oauth, credentials.tls, (fields, msg) => req.log.warn(fields, msg)) : credentials.authorization;
+      const authorization = oauth
+        ? await o.tokens.authorization(oauth, credentials.tls, (fields, msg) => req.log.warn(fields, msg))
+        : credentials.authorization;
       res = await o.upstream.send(upstreamUrl(x.plan.proxy.url, suffix.raw, query), {
         method: x.method,
         headers: upstreamRequestHeaders(x.headers, x.plan.proxy.headers, authorization),
@@ -96,7 +98,12 @@ export async function forwardHttp(o: HttpProxyParts, x: HttpCall, req: FastifyRe
     served = { cache: 'miss', alone: await send(caller, x.query, x.body) };
     return answer(o, x, reply, served, 'bypass');
   }
-  served = await cache.answers.serve({ key: shared.key, ttlMs: policy.ttlMs, caller, send: (cut) => send(cut, shared.query, shared.body && Readable.from([shared.body])) });
+  served = await cache.answers.serve({
+    key: shared.key,
+    ttlMs: policy.ttlMs,
+    caller,
+    send: (cut) => send(cut, shared.query, shared.body && Readable.from([shared.body])),
+  });
   return answer(o, x, reply, served, served.cache);
 }
 

@@ -43,12 +43,19 @@ export interface ProxyRouteOptions extends HttpProxyParts {
 const FAMILIES: Family[] = [
   { path: '/proxy/globaldatasources/:name', plural: 'globaldatasources', suffixAt: 4 },
   { path: '/proxy/projects/:project/datasources/:name', plural: 'datasources', suffixAt: 6 },
-  { path: '/proxy/projects/:project/dashboards/:dashboard/datasources/:name', plural: 'dashboards', suffixAt: 8, offWhen: 'datasource.disable_local' },
+  {
+    path: '/proxy/projects/:project/dashboards/:dashboard/datasources/:name',
+    plural: 'dashboards',
+    suffixAt: 8,
+    offWhen: 'datasource.disable_local',
+  },
 ];
 
 /** The families this configuration serves: their kind is served and no key turns them off. */
 function servedFamilies(o: ProxyRouteOptions): { f: Family; d: KindDescriptor }[] {
-  return FAMILIES.map((f) => ({ f, d: o.registry.byPluralName(f.plural)! })).filter(({ f, d }) => isServed(d, o.config) && !(f.offWhen && getPath(o.config, f.offWhen) === true));
+  return FAMILIES.map((f) => ({ f, d: o.registry.byPluralName(f.plural)! })).filter(
+    ({ f, d }) => isServed(d, o.config) && !(f.offWhen && getPath(o.config, f.offWhen) === true),
+  );
 }
 
 type Params = { project?: string; dashboard?: string; name: string };
@@ -86,7 +93,14 @@ export function registerProxyRoutes(app: FastifyInstance, o: ProxyRouteOptions):
   }
 }
 
-async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+async function proxy(
+  o: ProxyRouteOptions,
+  caches: Caches,
+  d: KindDescriptor,
+  f: Family,
+  req: FastifyRequest<{ Params: Params }>,
+  reply: FastifyReply,
+) {
   refuseLoop(req);
   const { project, dashboard, name } = checkedParams(req.params);
   // the stored text, read with the same permission check as a GET: the same object while unchanged
@@ -99,10 +113,30 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
   });
   const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const hasBody =
-    req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    (req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined);
   const owner = { holder: `${d.kind}/${project ?? ''}/${dashboard ?? name}`, name };
   const datasource = datasourcePath(project, dashboard, name);
-  return serve(o, caches, { d, project, name, plan, method: req.method, suffix, query, headers: req.headers, owner, datasource, ...(hasBody ? { body: req.raw } : {}) }, req, reply);
+  return serve(
+    o,
+    caches,
+    {
+      d,
+      project,
+      name,
+      plan,
+      method: req.method,
+      suffix,
+      query,
+      headers: req.headers,
+      owner,
+      datasource,
+      ...(hasBody ? { body: req.raw } : {}),
+    },
+    req,
+    reply,
+  );
 }
 
 /**
@@ -110,7 +144,13 @@ async function proxy(o: ProxyRouteOptions, caches: Caches, d: KindDescriptor, f:
  * `{method, spec, body}`. It may lend credentials just like saving would, so it needs the same
  * permissions as saving the datasource (and reading the Secret it names).
  */
-async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: FastifyRequest<{ Params: Params; Body: unknown }>, reply: FastifyReply) {
+async function unsaved(
+  o: ProxyRouteOptions,
+  d: KindDescriptor,
+  f: Family,
+  req: FastifyRequest<{ Params: Params; Body: unknown }>,
+  reply: FastifyReply,
+) {
   refuseLoop(req);
   const { project, dashboard } = checkedParams({ ...req.params, name: 'unsaved' });
   const target = dashboard ?? 'unsaved';
@@ -122,7 +162,8 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
     metadata: { name: target, ...(project ? { project } : {}), createdAt: '', updatedAt: '', version: 0 },
     spec: dashboard ? { datasources: { unsaved: b.spec } } : b.spec,
   };
-  for (const secret of new Set(d.secretRefs?.(holder) ?? [])) await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
+  for (const secret of new Set(d.secretRefs?.(holder) ?? []))
+    await o.service.authorize(req.principal, 'read', o.registry.byName(d.secretKind!)!, project, secret);
   const { suffix, query } = splitTarget(req.raw.url ?? '', f.suffixAt);
   const body = b.body !== undefined ? Readable.from([Buffer.from(b.body)]) : undefined;
   // The caller's Content-* headers describe the JSON envelope, not the upstream body.
@@ -130,7 +171,17 @@ async function unsaved(o: ProxyRouteOptions, d: KindDescriptor, f: Family, req: 
   return serve(
     o,
     undefined,
-    { d, project, name: 'unsaved', plan: proxyPlan('unsaved', b.spec as DatasourceSpec, o.queriesOf), method: b.method, suffix, query, headers, ...(body ? { body } : {}) },
+    {
+      d,
+      project,
+      name: 'unsaved',
+      plan: proxyPlan('unsaved', b.spec as DatasourceSpec, o.queriesOf),
+      method: b.method,
+      suffix,
+      query,
+      headers,
+      ...(body ? { body } : {}),
+    },
     req,
     reply,
   );
@@ -195,7 +246,11 @@ function serve(o: ProxyRouteOptions, caches: Caches | undefined, x: Exchange, re
 }
 
 function refuseLoop(req: FastifyRequest): void {
-  if (String(req.headers.via ?? '').includes('dashplane')) throw new ApiError('LoopDetected', 'this request already went through a dashplane proxy; a datasource must not point back at dashplane');
+  if (String(req.headers.via ?? '').includes('dashplane'))
+    throw new ApiError(
+      'LoopDetected',
+      'this request already went through a dashplane proxy; a datasource must not point back at dashplane',
+    );
 }
 
 function checkedParams(p: Params): Params {
@@ -221,7 +276,14 @@ function assertLocalName(name: string): void {
  * datasource), decrypted once per stored version of the Secret; values read from *File fields
  * are read again on every request (a mounted file may be rotated at any time).
  */
-async function secretCredentials(o: ProxyRouteOptions, caches: Caches | undefined, d: KindDescriptor, project: string | undefined, secretName: unknown, req: FastifyRequest): Promise<Credentials> {
+async function secretCredentials(
+  o: ProxyRouteOptions,
+  caches: Caches | undefined,
+  d: KindDescriptor,
+  project: string | undefined,
+  secretName: unknown,
+  req: FastifyRequest,
+): Promise<Credentials> {
   const key = secretKey(o, d, project, secretName);
   const kind = o.registry.byName(key.kind)!;
   const stored = await o.store.getText(key, { synced: req.principal.synced });

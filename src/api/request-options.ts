@@ -24,7 +24,8 @@ export function flag(q: Query, name: string): boolean {
 export function positiveInt(q: Query, name: string, max: number): number | undefined {
   const v = single(q, name);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw badRequest(`query parameter "${name}" must be an integer from 1 to ${max}, not ${JSON.stringify(v)}`);
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
+    throw badRequest(`query parameter "${name}" must be an integer from 1 to ${max}, not ${JSON.stringify(v)}`);
   return Number(v);
 }
 
@@ -50,11 +51,14 @@ export function ifMatch(header: string | string[] | undefined): number | undefin
  */
 export function fieldManager(headers: Record<string, string | string[] | undefined>, q: Query): string | undefined {
   const header = headers[MANAGER_HEADER.toLowerCase()];
-  const fromHeader = header === undefined ? undefined : checkManager(Array.isArray(header) ? header.join(', ') : header, 'the X-Dashplane-Manager header');
+  const fromHeader =
+    header === undefined ? undefined : checkManager(Array.isArray(header) ? header.join(', ') : header, 'the X-Dashplane-Manager header');
   const param = single(q, 'fieldManager');
   const fromQuery = param === undefined ? undefined : checkManager(param, 'query parameter "fieldManager"');
   if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery) {
-    throw badRequest(`the X-Dashplane-Manager header ("${fromHeader}") and query parameter fieldManager ("${fromQuery}") name different managers; send one of them`);
+    throw badRequest(
+      `the X-Dashplane-Manager header ("${fromHeader}") and query parameter fieldManager ("${fromQuery}") name different managers; send one of them`,
+    );
   }
   return fromHeader ?? fromQuery;
 }

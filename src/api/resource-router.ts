@@ -22,7 +22,19 @@ type Params = { project?: string; name?: string; version?: string };
 type Req = FastifyRequest<{ Params: Params; Querystring: Query }>;
 
 /** What a resource route does, attached to the route (`config.resource`) for the OpenAPI document. */
-export type ResourceOp = 'list' | 'create' | 'listAll' | 'createAny' | 'get' | 'update' | 'delete' | 'managers' | 'versions' | 'version' | 'restore' | 'deleted';
+export type ResourceOp =
+  | 'list'
+  | 'create'
+  | 'listAll'
+  | 'createAny'
+  | 'get'
+  | 'update'
+  | 'delete'
+  | 'managers'
+  | 'versions'
+  | 'version'
+  | 'restore'
+  | 'deleted';
 
 /** One route of a kind: method, URL template and operation. */
 export interface KindRoute {
@@ -50,14 +62,23 @@ export function kindRoutes(d: KindDescriptor): KindRoute[] {
       { method: 'POST', url: `/api/v1/${d.plural}`, op: 'createAny' },
     );
   }
-  out.push({ method: 'GET', url: one, op: 'get' }, { method: 'PUT', url: one, op: 'update' }, { method: 'DELETE', url: one, op: 'delete' }, { method: 'GET', url: `${one}/managers`, op: 'managers' });
+  out.push(
+    { method: 'GET', url: one, op: 'get' },
+    { method: 'PUT', url: one, op: 'update' },
+    { method: 'DELETE', url: one, op: 'delete' },
+    { method: 'GET', url: `${one}/managers`, op: 'managers' },
+  );
   if (d.history) {
     out.push(
       { method: 'GET', url: `${one}/versions`, op: 'versions' },
       { method: 'GET', url: `${one}/versions/:version`, op: 'version' },
       { method: 'POST', url: `${one}/versions/:version/restore`, op: 'restore' },
       // deleted objects whose history is kept ("deleted" where a name would be could shadow an object of that name)
-      { method: 'GET', url: d.scope === 'global' ? `/api/v1/deleted/${d.plural}` : `/api/v1/projects/:project/deleted/${d.plural}`, op: 'deleted' },
+      {
+        method: 'GET',
+        url: d.scope === 'global' ? `/api/v1/deleted/${d.plural}` : `/api/v1/projects/:project/deleted/${d.plural}`,
+        op: 'deleted',
+      },
     );
   }
   return out;
@@ -111,11 +132,17 @@ export function registerResourceRoutes(
       const anonymous = signUp && r.op === 'create';
       // an anonymous sign-up where it is turned off is told so, not just to sign in
       const unauthenticated =
-        signUpOff && r.op === 'create' ? `sign-up is turned off on this server (${d.anonymousCreateUnless}); ask an administrator to create your ${d.kind}, then sign in` : undefined;
+        signUpOff && r.op === 'create'
+          ? `sign-up is turned off on this server (${d.anonymousCreateUnless}); ask an administrator to create your ${d.kind}, then sign in`
+          : undefined;
       app.route({
         method: r.method,
         url: r.url,
-        config: { resource: { kind: d.kind, op: r.op }, ...(anonymous ? { anonymous } : {}), ...(unauthenticated ? { unauthenticated } : {}) },
+        config: {
+          resource: { kind: d.kind, op: r.op },
+          ...(anonymous ? { anonymous } : {}),
+          ...(unauthenticated ? { unauthenticated } : {}),
+        },
         handler: byOp[r.op] as never,
       });
     }
@@ -150,7 +177,8 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
       const namePrefix = single(q, 'name');
       if (flag(q, 'watch')) {
         const since = single(q, 'since');
-        if (since !== undefined && !/^\d{1,15}$/.test(since)) throw badRequest(`query parameter "since" must be a revision number, not ${JSON.stringify(since)}`);
+        if (since !== undefined && !/^\d{1,15}$/.test(since))
+          throw badRequest(`query parameter "since" must be a revision number, not ${JSON.stringify(since)}`);
         const project1 = d.scope === 'project' ? (project ?? queryProject) : undefined;
         return streamWatch(
           req,
@@ -191,7 +219,10 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
     async create(req: Req, reply: FastifyReply) {
       const { project } = target(req);
       const manager = fieldManager(req.headers, req.query);
-      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, { dryRun: flag(req.query, 'dryRun'), ...(manager ? { manager } : {}) });
+      const obj = await service.create(req.principal, d, req.body, project !== undefined ? { project } : {}, {
+        dryRun: flag(req.query, 'dryRun'),
+        ...(manager ? { manager } : {}),
+      });
       void reply.header('ETag', `"${obj.metadata.version}"`);
       sendWarnings(reply, await service.warnings(req.principal, d, obj));
       return sendJsonText(reply, jsonOf(obj));
@@ -227,7 +258,13 @@ function handlers(d: KindDescriptor, service: ResourceService, history: HistoryS
 
     async restore(req: Req, reply: FastifyReply) {
       const { project, name } = target(req);
-      return sendWritten(reply, await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params), { ...writeOptions(req), skipUnchanged: skipUnchanged(req.headers) }));
+      return sendWritten(
+        reply,
+        await history.restore(req.principal, d, project ?? '', name!, versionParam(req.params), {
+          ...writeOptions(req),
+          skipUnchanged: skipUnchanged(req.headers),
+        }),
+      );
     },
 
     async deleted(req: Req) {
@@ -316,9 +353,18 @@ function versionParam(params: { version?: string }): number {
  * down, or the watcher ends it with a final ERROR (the client fell behind, its credential expired
  * or was revoked: docs/api.md §6).
  */
-function streamWatch(req: FastifyRequest, reply: FastifyReply, watcher: Watcher, streams: LongStreams, d: KindDescriptor, q: WatchQuery, lineOf: (e: WatchEvent) => Buffer) {
+function streamWatch(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  watcher: Watcher,
+  streams: LongStreams,
+  d: KindDescriptor,
+  q: WatchQuery,
+  lineOf: (e: WatchEvent) => Buffer,
+) {
   // events as lines (one shared Buffer per event), the final ERROR as its error
-  const line = (e: WatchEvent): StreamLine => (e.type === 'ERROR' ? { error: e.error, ...(e.revision !== undefined ? { revision: e.revision } : {}) } : lineOf(e));
+  const line = (e: WatchEvent): StreamLine =>
+    e.type === 'ERROR' ? { error: e.error, ...(e.revision !== undefined ? { revision: e.revision } : {}) } : lineOf(e);
   return streams.serve(req, reply, (life) => watcher.open(req.principal, d, q, life), line);
 }
 

@@ -44,6 +44,9 @@ export interface ResponseDoc {
 }
 
 /** `{config: {doc}}` for a route, with `anonymous` when callers need no credentials. */
-export function documented(doc: RouteDoc, anonymous?: boolean | ((url: string) => boolean)): { config: { doc: RouteDoc; anonymous?: boolean | ((url: string) => boolean) } } {
+export function documented(
+  doc: RouteDoc,
+  anonymous?: boolean | ((url: string) => boolean),
+): { config: { doc: RouteDoc; anonymous?: boolean | ((url: string) => boolean) } } {
   return { config: { doc, ...(anonymous !== undefined ? { anonymous } : {}) } };
 }

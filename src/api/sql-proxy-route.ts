@@ -32,7 +32,10 @@ export interface SqlExchange {
  * with the proxy's answer headers; any other method is 405, as in Perses.
  */
 export async function answerSql(sql: SqlProxy, x: SqlExchange, reply: FastifyReply, metrics?: Metrics): Promise<FastifyReply> {
-  if (x.method !== 'POST') throw new ApiError('MethodNotAllowed', `an SQL datasource takes POST {"query": "<SQL>"}, not ${x.method}`, undefined, { Allow: 'POST' });
+  if (x.method !== 'POST')
+    throw new ApiError('MethodNotAllowed', `an SQL datasource takes POST {"query": "<SQL>"}, not ${x.method}`, undefined, {
+      Allow: 'POST',
+    });
   const query = await queryOf(x.body);
   const credentials = await x.credentials();
   const listeners = new Set<() => void>();

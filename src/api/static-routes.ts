@@ -92,7 +92,8 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
     void reply.header('Content-Type', a.type).header('Cache-Control', a.cache).header('ETag', etag);
     if (a.encoded) void reply.header('Vary', 'Accept-Encoding');
     if (coding) void reply.header('Content-Encoding', coding);
-    if (a.type.startsWith('text/html')) void reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
+    if (a.type.startsWith('text/html'))
+      void reply.header('Content-Security-Policy', CSP).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.send(coding ? a.encoded![coding] : a.body);
   };
@@ -104,7 +105,10 @@ export function registerStaticRoutes(app: FastifyInstance, o: StaticRouteOptions
         summary: 'The web UI: its files, and index.html for every other path (client-side routes)',
         description: 'Never answers under /api, /proxy, /metrics or /plugins (those stay JSON 404s).',
         params: { path: 'A UI file or client-side route' },
-        responses: { 200: { description: 'The file, or the UI page', type: 'text/html' }, 304: { description: 'Not modified (If-None-Match)' } },
+        responses: {
+          200: { description: 'The file, or the UI page', type: 'text/html' },
+          304: { description: 'Not modified (If-None-Match)' },
+        },
       },
       isUiPath,
     ),

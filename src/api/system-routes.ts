@@ -25,7 +25,12 @@ export interface SystemRouteOptions {
  * defaults under what the configuration sets (the `datasource` and `variable` sections it reads
  * always have their defaults).
  */
-const PERSES_UI_FRONTEND = Object.freeze({ explorer: { enable: false }, time_range: { disable_custom: false }, important_dashboards: [], information: '' });
+const PERSES_UI_FRONTEND = Object.freeze({
+  explorer: { enable: false },
+  time_range: { disable_custom: false },
+  important_dashboards: [],
+  information: '',
+});
 
 /** /api/config, /api/v1/health, /api/v1/plugins, /api/validate/{plural}, whoami (auth off). */
 export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions): void {
@@ -58,7 +63,9 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
     async (req, reply) => {
       const b = req.body;
       if (!isObj(b) || typeof b.project !== 'string' || typeof b.dashboard !== 'string') {
-        throw badRequest('the body must name the dashboard viewed: {"project": "...", "dashboard": "...", "render_time": <seconds>, "render_errors": <count>}');
+        throw badRequest(
+          'the body must name the dashboard viewed: {"project": "...", "dashboard": "...", "render_time": <seconds>, "render_errors": <count>}',
+        );
       }
       assertName(b.dashboard, 'dashboard');
       assertName(b.project, 'project');
@@ -67,14 +74,20 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
     },
   );
 
-  const health = { type: 'object', properties: { version: { type: 'string' }, commit: { type: 'string' }, buildTime: { type: 'string' }, database: { type: 'boolean' } } };
+  const health = {
+    type: 'object',
+    properties: { version: { type: 'string' }, commit: { type: 'string' }, buildTime: { type: 'string' }, database: { type: 'boolean' } },
+  };
   app.get(
     '/api/v1/health',
     documented(
       {
         tag: 'System',
         summary: 'Build information and whether the store answers',
-        responses: { 200: { description: 'Serving', schema: health }, 503: { description: 'The store does not answer (`database: false`)', schema: health } },
+        responses: {
+          200: { description: 'Serving', schema: health },
+          503: { description: 'The store does not answer (`database: false`)', schema: health },
+        },
       },
       true,
     ),
@@ -114,7 +127,15 @@ export function registerSystemRoutes(app: FastifyInstance, o: SystemRouteOptions
           200: {
             description:
               'Valid: an empty body, or `{"warnings": [{"path", "message"}]}` for what does not refuse it (a datasource the object asks for that its project and the global scope lack, where the caller may read them), each also as a `Warning: 299 - "<path>: <message>"` header',
-            schema: { type: 'object', properties: { warnings: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } } } },
+            schema: {
+              type: 'object',
+              properties: {
+                warnings: {
+                  type: 'array',
+                  items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                },
+              },
+            },
           },
           400: { description: 'Invalid: every problem with its JSON path', schema: 'Error' },
           404: { description: 'Unknown plural', schema: 'Error' },
@@ -158,5 +179,7 @@ function pluginModules(plugins: PluginRegistry, version: string) {
     list.push({ kind: p.type, spec: { name: p.kind, display, ...(p.allowedEndpoints ? { allowedEndpoints: p.allowedEndpoints } : {}) } });
     byModule.set(p.module, list);
   }
-  return [...byModule.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, list]) => ({ kind: 'PluginModule', metadata: { name, version }, spec: { plugins: list } }));
+  return [...byModule.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, list]) => ({ kind: 'PluginModule', metadata: { name, version }, spec: { plugins: list } }));
 }

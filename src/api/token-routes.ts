@@ -36,16 +36,24 @@ export function registerTokenRoutes(app: FastifyInstance, o: TokenRouteOptions):
     const base = d.scope === 'global' ? `/api/v1/${d.plural}/:name/tokens` : `/api/v1/projects/:project/${d.plural}/:name/tokens`;
     const whose = `of a ${d.kind}`;
     app.get<{ Params: Params }>(base, documented(LIST(whose)), async (req) => list(o, req.principal, d, ...named(req.params), false));
-    app.post<{ Params: Params }>(base, documented(CREATE(whose)), async (req, reply) => create(o, req.principal, d, ...named(req.params), req.body, reply));
-    app.delete<{ Params: Params }>(`${base}/:id`, documented(REVOKE(whose)), async (req, reply) => revoke(o, req.principal, d, ...named(req.params), req.params.id!, reply, false));
+    app.post<{ Params: Params }>(base, documented(CREATE(whose)), async (req, reply) =>
+      create(o, req.principal, d, ...named(req.params), req.body, reply),
+    );
+    app.delete<{ Params: Params }>(`${base}/:id`, documented(REVOKE(whose)), async (req, reply) =>
+      revoke(o, req.principal, d, ...named(req.params), req.params.id!, reply, false),
+    );
   }
   const mine = (p: Principal): [KindDescriptor, string | undefined, string] => {
     const owner = selfOwner(o, p);
     return [o.registry.byName(owner.kind)!, owner.project, owner.name];
   };
   app.get('/api/v1/user/tokens', documented(LIST('of the caller')), async (req) => list(o, req.principal, ...mine(req.principal), true));
-  app.post('/api/v1/user/tokens', documented(CREATE('of the caller (a personal access token)')), async (req, reply) => create(o, req.principal, ...mine(req.principal), req.body, reply));
-  app.delete<{ Params: Params }>('/api/v1/user/tokens/:id', documented(REVOKE('of the caller')), async (req, reply) => revoke(o, req.principal, ...mine(req.principal), req.params.id!, reply, true));
+  app.post('/api/v1/user/tokens', documented(CREATE('of the caller (a personal access token)')), async (req, reply) =>
+    create(o, req.principal, ...mine(req.principal), req.body, reply),
+  );
+  app.delete<{ Params: Params }>('/api/v1/user/tokens/:id', documented(REVOKE('of the caller')), async (req, reply) =>
+    revoke(o, req.principal, ...mine(req.principal), req.params.id!, reply, true),
+  );
 }
 
 const TOKEN_INFO = { type: 'object', description: 'id, name, owner, createdAt, expiresAt, lastUsedAt, permissions (never the secret)' };
@@ -58,12 +66,17 @@ const CREATE = (whose: string): RouteDoc => ({
   tag: 'API tokens',
   summary: `Creates an API token ${whose}; the secret is in this answer only`,
   body: {
-    description: '{"name", "ttl" | "expiresAt", "permissions"?: [{actions, scopes, projects?}]}: an expiry is required, at most security.authentication.max_token_ttl ahead',
+    description:
+      '{"name", "ttl" | "expiresAt", "permissions"?: [{actions, scopes, projects?}]}: an expiry is required, at most security.authentication.max_token_ttl ahead',
     schema: { type: 'object', required: ['name'] },
   },
   responses: {
     200: { description: 'The token: its information and `token` (dp_<id>_<secret>), shown once', schema: { type: 'object' } },
-    429: { description: 'The owner holds security.authentication.max_tokens_per_owner unexpired tokens: revoke one first (`Retry-After`: until the first expires)', schema: 'Error' },
+    429: {
+      description:
+        'The owner holds security.authentication.max_tokens_per_owner unexpired tokens: revoke one first (`Retry-After`: until the first expires)',
+      schema: 'Error',
+    },
   },
 });
 const REVOKE = (whose: string): RouteDoc => ({
@@ -98,10 +111,19 @@ async function list(o: TokenRouteOptions, p: Principal, d: KindDescriptor, proje
   return o.tokens.list(ownerOf(d, owner), owner.metadata.createdAt);
 }
 
-async function create(o: TokenRouteOptions, p: Principal, d: KindDescriptor, project: string | undefined, name: string, body: unknown, reply: FastifyReply) {
+async function create(
+  o: TokenRouteOptions,
+  p: Principal,
+  d: KindDescriptor,
+  project: string | undefined,
+  name: string,
+  body: unknown,
+  reply: FastifyReply,
+) {
   refuseNarrowedCreator(p);
   if (d.isPrincipal) {
-    if (p.subject || p.name !== name) throw forbidden(`personal access tokens are created by their own user ("${name}"); an administrator may list and revoke them`);
+    if (p.subject || p.name !== name)
+      throw forbidden(`personal access tokens are created by their own user ("${name}"); an administrator may list and revoke them`);
   } else {
     await o.service.authorize(p, 'update', d, project, name);
   }
@@ -111,9 +133,20 @@ async function create(o: TokenRouteOptions, p: Principal, d: KindDescriptor, pro
   return reply.code(200).send({ ...info, token });
 }
 
-async function revoke(o: TokenRouteOptions, p: Principal, d: KindDescriptor, project: string | undefined, name: string, id: string, reply: FastifyReply, self: boolean) {
-  if (!/^[0-9a-f]{16}$/.test(id)) throw badRequest(`token id ${JSON.stringify(id.slice(0, 40))} is not an id from the list of tokens (16 hexadecimal digits)`);
-  if (self && p.token?.permissions && p.token.id !== id) throw forbidden('a narrowed API token may revoke only itself; use a session or an unrestricted token');
+async function revoke(
+  o: TokenRouteOptions,
+  p: Principal,
+  d: KindDescriptor,
+  project: string | undefined,
+  name: string,
+  id: string,
+  reply: FastifyReply,
+  self: boolean,
+) {
+  if (!/^[0-9a-f]{16}$/.test(id))
+    throw badRequest(`token id ${JSON.stringify(id.slice(0, 40))} is not an id from the list of tokens (16 hexadecimal digits)`);
+  if (self && p.token?.permissions && p.token.id !== id)
+    throw forbidden('a narrowed API token may revoke only itself; use a session or an unrestricted token');
   if (!self && p.token?.id !== id) await o.service.authorize(p, 'update', d, project, name);
   const owner = await ownerObject(o, d, project, name);
   await o.tokens.revoke(p, ownerOf(d, owner), owner.metadata.createdAt, id);

@@ -25,7 +25,9 @@ export function sendWarnings(reply: FastifyReply, warnings: readonly ErrorDetail
     const header = `299 - "${quoted(text)}"`;
     if (bytes + header.length > MAX_WARNING_BYTES - 200) {
       const rest = texts.length - i;
-      headers.push(`299 - "${quoted(`${rest} more warning(s) left out of these headers: POST the object to /api/validate (or run dashctl lint) for every one`)}"`);
+      headers.push(
+        `299 - "${quoted(`${rest} more warning(s) left out of these headers: POST the object to /api/validate (or run dashctl lint) for every one`)}"`,
+      );
       break;
     }
     headers.push(header);
@@ -43,7 +45,10 @@ function grouped(warnings: readonly ErrorDetail[]): string[] {
     else places.set(w.message, [w.path]);
   }
   return [...places].map(([message, paths]) => {
-    const where = paths.length === 1 ? paths[0] : `${paths[0]} and ${paths.length - 1} more place(s) (${paths.slice(1, 3).join(', ')}${paths.length > 3 ? ', ...' : ''})`;
+    const where =
+      paths.length === 1
+        ? paths[0]
+        : `${paths[0]} and ${paths.length - 1} more place(s) (${paths.slice(1, 3).join(', ')}${paths.length > 3 ? ', ...' : ''})`;
     const text = `${where}: ${message}`;
     return text.length > MAX_WARNING_TEXT ? `${text.slice(0, MAX_WARNING_TEXT - 3)}...` : text;
   });

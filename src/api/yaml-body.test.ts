@@ -52,10 +52,17 @@ describe('YAML bodies read as the JSON they stand for (COST-01)', () => {
   });
 
   it('counts an alias as a copy of what it names: values and text', () => {
-    const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcd'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abc'[i]}`).join(', ')}]`)].join('\n');
-    expect(refusal(laughs)).to.equal('the body holds more than 1000 values, counting each YAML alias as a copy of what it names (http.max_body_nodes); send fewer in one request');
+    const laughs = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcd'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abc'[i]}`).join(', ')}]`),
+    ].join('\n');
+    expect(refusal(laughs)).to.equal(
+      'the body holds more than 1000 values, counting each YAML alias as a copy of what it names (http.max_body_nodes); send fewer in one request',
+    );
     const long = `a: &s ${'x'.repeat(3000)}\nb: [*s, *s, *s]`;
-    expect(refusal(long)).to.match(/^the body stands for more than 10000 bytes of text once its YAML aliases are expanded \(http\.body_limit\)/);
+    expect(refusal(long)).to.match(
+      /^the body stands for more than 10000 bytes of text once its YAML aliases are expanded \(http\.body_limit\)/,
+    );
     expect(yamlBodyToJson(`a: &s ${'x'.repeat(3000)}\nb: [*s, *s]`, LIMITS)).to.have.length(9000 + 20);
   });
 

@@ -28,7 +28,8 @@ export function yamlBodyToJson(text: string, l: BodyLimits): string {
   } catch (e) {
     if (!(e instanceof YAMLException)) throw e;
     if (/^nesting exceeded maxDepth/.test(e.reason)) throw tooDeep(l);
-    if (/^expected a single document/.test(e.reason)) throw badRequest('the request body holds more than one YAML document; send exactly one (dashctl apply splits files)');
+    if (/^expected a single document/.test(e.reason))
+      throw badRequest('the request body holds more than one YAML document; send exactly one (dashctl apply splits files)');
     // the reason and position only: js-yaml's message quotes the text, which may hold a password
     throw badRequest(`the request body is not valid YAML: ${e.reason} (line ${e.mark.line + 1}, column ${e.mark.column + 1})`);
   }
@@ -51,7 +52,8 @@ function coreSchema(): InstanceType<JsYaml['Schema']> {
 }
 
 const INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
-const FLOAT = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/;
+const FLOAT =
+  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/;
 
 /**
  * The YAML 1.2 core schema exactly as the `yaml` package (and so dashctl, and this server before)
@@ -63,12 +65,14 @@ function withSchema(module: JsYaml): { module: JsYaml; schema: InstanceType<JsYa
   const int = new Type('tag:yaml.org,2002:int', {
     kind: 'scalar',
     resolve: (s: string | null) => s !== null && INT.test(s),
-    construct: (s: string) => (s.startsWith('0o') ? Number.parseInt(s.slice(2), 8) : s.startsWith('0x') ? Number.parseInt(s.slice(2), 16) : Number.parseInt(s, 10)),
+    construct: (s: string) =>
+      s.startsWith('0o') ? Number.parseInt(s.slice(2), 8) : s.startsWith('0x') ? Number.parseInt(s.slice(2), 16) : Number.parseInt(s, 10),
   });
   const float = new Type('tag:yaml.org,2002:float', {
     kind: 'scalar',
     resolve: (s: string | null) => s !== null && FLOAT.test(s),
-    construct: (s: string) => (/nan$/i.test(s) ? Number.NaN : /inf$/i.test(s) ? (s.startsWith('-') ? -1 : 1) * Number.POSITIVE_INFINITY : Number.parseFloat(s)),
+    construct: (s: string) =>
+      /nan$/i.test(s) ? Number.NaN : /inf$/i.test(s) ? (s.startsWith('-') ? -1 : 1) * Number.POSITIVE_INFINITY : Number.parseFloat(s),
   });
   return { module, schema: FAILSAFE_SCHEMA.extend({ implicit: [types.null, types.bool, int, float] }) };
 }
@@ -110,7 +114,10 @@ function checkExpansion(root: unknown, l: BodyLimits): void {
       aliased = true;
       return add(seen.nodes, seen.bytes);
     }
-    if (open.has(value)) throw badRequest(`${pathOfPlace({ parent, key }) || 'the body'}: a YAML alias here stands for a value that contains it; JSON cannot hold that`);
+    if (open.has(value))
+      throw badRequest(
+        `${pathOfPlace({ parent, key }) || 'the body'}: a YAML alias here stands for a value that contains it; JSON cannot hold that`,
+      );
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const frame: Frame = { value, parent, key, children: keys ?? (value as unknown[]), next: 0, nodes, bytes };
     if (keys && keys.length > l.maxKeys) throw tooManyKeys(l, pathOfPlace(frame));
@@ -134,5 +141,7 @@ function checkExpansion(root: unknown, l: BodyLimits): void {
 }
 
 function tooMuchText(l: BodyLimits): ApiError {
-  return badRequest(`the body stands for more than ${l.maxBytes} bytes of text once its YAML aliases are expanded (http.body_limit); write the values out, or send less`);
+  return badRequest(
+    `the body stands for more than ${l.maxBytes} bytes of text once its YAML aliases are expanded (http.body_limit); write the values out, or send less`,
+  );
 }

@@ -17,7 +17,15 @@ export class AuditKeeper {
   private unsubscribe?: () => void;
   private out?: WriteStream | undefined;
 
-  constructor(private readonly o: { store: AuditStore; retentionMs: number; file?: string; log: (msg: string, err?: unknown) => void; now?: () => number }) {}
+  constructor(
+    private readonly o: {
+      store: AuditStore;
+      retentionMs: number;
+      file?: string;
+      log: (msg: string, err?: unknown) => void;
+      now?: () => number;
+    },
+  ) {}
 
   async start(): Promise<void> {
     if (this.o.file) this.ship(this.o.file);

@@ -71,7 +71,10 @@ describe('AuditCoalescer: repeated refusals become one entry with a count per wi
     const repeats = Array.from({ length: 50 }, (_, i) => denial('mallory', 'p', i % 2 ? 'd' : 'e'));
     for (const d of repeats) await c.record([d]);
     expect(await store.lastAuditId(), 'nothing more until the window ends').to.equal(now[0].id);
-    const counted = (await waitFor('the window to end', async () => (await store.listAudit({ afterId: now[0].id, limit: 10 })).entries[0]))!;
+    const counted = (await waitFor(
+      'the window to end',
+      async () => (await store.listAudit({ afterId: now[0].id, limit: 10 })).entries[0],
+    ))!;
     expect(counted).to.include({
       action: 'denied',
       user: 'mallory',
@@ -99,7 +102,10 @@ describe('AuditCoalescer: repeated refusals become one entry with a count per wi
         n++;
         await new Promise((r) => setImmediate(r));
       }
-      await waitFor('the last window to be written', async () => total((await store.listAudit({ user: 'flood', limit: 1000 })).entries) === n);
+      await waitFor(
+        'the last window to be written',
+        async () => total((await store.listAudit({ user: 'flood', limit: 1000 })).entries) === n,
+      );
       await waitFor('a window without refusals to end the burst', () => c.counting === 0);
       const before = await store.lastAuditId();
       await c.record([denial('flood', 'p')]);

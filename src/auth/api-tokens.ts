@@ -115,7 +115,9 @@ export class ApiTokens {
     if (live.length < max) return;
     const firstExpiry = Math.min(...live.map((t) => Date.parse(t.expiresAt)));
     const path = `${d.scope === 'project' ? `/api/v1/projects/${owner.project}` : '/api/v1'}/${d.plural}/${owner.name}/tokens`;
-    const dashctl = d.isPrincipal ? '' : ` --owner ${d.kind.toLowerCase()}/${owner.name}${owner.project !== undefined ? ` -p ${owner.project}` : ''}`;
+    const dashctl = d.isPrincipal
+      ? ''
+      : ` --owner ${d.kind.toLowerCase()}/${owner.name}${owner.project !== undefined ? ` -p ${owner.project}` : ''}`;
     throw new ApiError(
       'TooManyRequests',
       `${d.kind} "${owner.name}" has ${live.length} unexpired API tokens, the most security.authentication.max_tokens_per_owner allows (${max}); ` +
@@ -144,7 +146,10 @@ export class ApiTokens {
         },
       };
       try {
-        await this.o.store.create(record, { writer: { by: by.name, manager: MANAGER.apiTokens }, audit: [this.audited(by, 'token-create', record)] });
+        await this.o.store.create(record, {
+          writer: { by: by.name, manager: MANAGER.apiTokens },
+          audit: [this.audited(by, 'token-create', record)],
+        });
         return { token, info: infoOf(record) };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'AlreadyExists') || attempt >= 3) throw e;
@@ -167,7 +172,8 @@ export class ApiTokens {
   /** One token of `owner` (404 when it has no token of that id); `ownerCreatedAt` as for `list`. */
   async get(owner: TokenOwner, ownerCreatedAt: string, id: string): Promise<ApiToken> {
     const t = /^[0-9a-f]{16}$/.test(id) ? ((await this.o.store.get(key(id))) as ApiToken | undefined) : undefined;
-    if (!t || !sameOwner(t.spec.owner, owner) || t.spec.ownerCreatedAt !== ownerCreatedAt) throw notFound(`no token "${id}" here (see the list of tokens)`);
+    if (!t || !sameOwner(t.spec.owner, owner) || t.spec.ownerCreatedAt !== ownerCreatedAt)
+      throw notFound(`no token "${id}" here (see the list of tokens)`);
     return t;
   }
 
@@ -189,15 +195,30 @@ export class ApiTokens {
     if (!m) throw unauthorized('this API token is malformed; tokens look like dp_<16 hex digits>_<43 characters>, copy it again');
     const t = (await this.o.reads.get(key(m[1]), { synced: true })) as ApiToken | undefined;
     const presented = sha256(token);
-    if (!t || !timingSafeEqual(presented, Buffer.from(t.spec.hash, 'hex'))) throw unauthorized('this API token is not valid (revoked, or never issued); create a new one');
+    if (!t || !timingSafeEqual(presented, Buffer.from(t.spec.hash, 'hex')))
+      throw unauthorized('this API token is not valid (revoked, or never issued); create a new one');
     if (Date.parse(t.spec.expiresAt) <= this.now()) throw unauthorized(`this API token expired at ${t.spec.expiresAt}; create a new one`);
     const d = this.o.registry.byName(t.spec.owner.kind);
-    const owner = d ? await this.o.reads.get({ kind: d.kind, project: t.spec.owner.project ?? '', name: t.spec.owner.name }, { synced: true }) : undefined;
-    if (!d || !owner || owner.metadata.createdAt !== t.spec.ownerCreatedAt) throw unauthorized(`the ${t.spec.owner.kind} this API token belongs to no longer exists`);
+    const owner = d
+      ? await this.o.reads.get({ kind: d.kind, project: t.spec.owner.project ?? '', name: t.spec.owner.name }, { synced: true })
+      : undefined;
+    if (!d || !owner || owner.metadata.createdAt !== t.spec.ownerCreatedAt)
+      throw unauthorized(`the ${t.spec.owner.kind} this API token belongs to no longer exists`);
     const token_ = { id: t.metadata.name, ...(t.spec.permissions ? { permissions: t.spec.permissions } : {}) };
     const subject = d.isPrincipal ? {} : { subject: { ...t.spec.owner } };
     const name = d.principalName ? d.principalName(t.spec.owner.project, t.spec.owner.name) : t.spec.owner.name;
-    return { principal: { name, anonymous: false, ...subject, ...this.o.principalOf?.(owner), token: token_, expiresAt: Date.parse(t.spec.expiresAt), synced: true }, record: t };
+    return {
+      principal: {
+        name,
+        anonymous: false,
+        ...subject,
+        ...this.o.principalOf?.(owner),
+        token: token_,
+        expiresAt: Date.parse(t.spec.expiresAt),
+        synced: true,
+      },
+      record: t,
+    };
   }
 
   /** Whether the token `id` still authenticates: not revoked, not expired, its owner the same object. */
@@ -215,7 +236,11 @@ export class ApiTokens {
     const now = this.now();
     if (t.spec.lastUsedAt && now - Date.parse(t.spec.lastUsedAt) < LAST_USED_EVERY_MS) return false;
     const at = new Date(now).toISOString();
-    const next: ApiToken = { ...t, metadata: { ...t.metadata, updatedAt: at, version: t.metadata.version + 1 }, spec: { ...t.spec, lastUsedAt: at } };
+    const next: ApiToken = {
+      ...t,
+      metadata: { ...t.metadata, updatedAt: at, version: t.metadata.version + 1 },
+      spec: { ...t.spec, lastUsedAt: at },
+    };
     try {
       await this.o.store.update(next, { expectedVersion: t.metadata.version, audit: [this.audited(by, 'token-use', t)] });
       return true;
@@ -228,7 +253,11 @@ export class ApiTokens {
   /** The audit entry of a token's creation, use or revocation: the owner as the object, never the secret. */
   private audited(by: Principal, action: 'token-create' | 'token-use' | 'token-revoke', t: ApiToken): AuditDraft {
     const o = t.spec.owner;
-    return auditDraft(by, { action, kind: o.kind, ...(o.project !== undefined ? { project: o.project } : {}), name: o.name, token: t.metadata.name }, new Date(this.now()));
+    return auditDraft(
+      by,
+      { action, kind: o.kind, ...(o.project !== undefined ? { project: o.project } : {}), name: o.name, token: t.metadata.name },
+      new Date(this.now()),
+    );
   }
 
   /** Deletes expired tokens; returns how many. */
@@ -254,5 +283,6 @@ function sameOwner(a: TokenOwner, b: TokenOwner): boolean {
 
 /** Refuses creating tokens from a request authenticated by a narrowed token (a new token would not be narrowed). */
 export function refuseNarrowedCreator(p: Principal): void {
-  if (p.token?.permissions) throw forbidden('a narrowed API token cannot create tokens (the new one could do more); use a session or an unrestricted token');
+  if (p.token?.permissions)
+    throw forbidden('a narrowed API token cannot create tokens (the new one could do more); use a session or an unrestricted token');
 }

@@ -41,7 +41,8 @@ export class ContentsCache {
   private async compute(): Promise<ContentsIndex> {
     const listed = new Map<string, Set<string>>();
     for (const d of this.o.containers) {
-      for (const obj of await this.o.store.list({ kind: d.kind })) listed.set(`${obj.metadata.project ?? ''}\u0000${obj.metadata.name}`, new Set(d.contents!.names(obj)));
+      for (const obj of await this.o.store.list({ kind: d.kind }))
+        listed.set(`${obj.metadata.project ?? ''}\u0000${obj.metadata.name}`, new Set(d.contents!.names(obj)));
     }
     return new ContentsIndex(listed, new Map(this.o.containers.map((d) => [d.kind, d.contents!.kind])));
   }

@@ -13,8 +13,13 @@ import { grants } from './rbac.js';
  * the loopback ones (127.0.0.0/8, ::1/128): the internal networks are closed to the proxy then.
  * `deniedNetworks` is every network the proxy refuses (loopback included when it is denied).
  */
-export function openInstallationWarning(security: SecurityConfig, projectKind: string, deniedNetworks: readonly string[] = []): string | undefined {
-  if (!security.enable_auth || security.authentication?.disable_sign_up || security.authentication?.providers?.enable_native === false) return undefined;
+export function openInstallationWarning(
+  security: SecurityConfig,
+  projectKind: string,
+  deniedNetworks: readonly string[] = [],
+): string | undefined {
+  if (!security.enable_auth || security.authentication?.disable_sign_up || security.authentication?.providers?.enable_native === false)
+    return undefined;
   if (!grants((security.authorization?.guest_permissions ?? []) as Permission[], 'create', projectKind)) return undefined;
   const denied = deniedNetworks.map(parseCidr);
   if (INTERNAL_NETWORKS.every((n) => denied.some((d) => d && covers(d, n)))) return undefined;

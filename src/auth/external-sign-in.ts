@@ -37,7 +37,13 @@ export interface SignInAttempt {
  * entry with the provider, the caller's address and the reason, then is rethrown. The device
  * flow's pending and slow_down polls record nothing.
  */
-export async function externalSignIn(o: ExternalSignInOptions, p: ExternalProvider, caller: Principal, attempt: SignInAttempt, exchange: () => Promise<ExternalIdentity>): Promise<IssuedTokens> {
+export async function externalSignIn(
+  o: ExternalSignInOptions,
+  p: ExternalProvider,
+  caller: Principal,
+  attempt: SignInAttempt,
+  exchange: () => Promise<ExternalIdentity>,
+): Promise<IssuedTokens> {
   const provider = `${p.kind}/${p.slug}`;
   let signedIn: { tokens: IssuedTokens; user: string };
   try {
@@ -48,7 +54,12 @@ export async function externalSignIn(o: ExternalSignInOptions, p: ExternalProvid
     if (e instanceof OAuthError && WAITING.has(e.code)) throw e;
     // as for native logins, the attempted name only when it is an existing user (of this client)
     const user = attempt.claimed ? await boundUser(attempt.claimed, o).catch(() => undefined) : undefined;
-    await o.auth.record(caller, { action: 'login-failed', user: user?.metadata.name ?? '-', provider, reason: failureReason(e, attempt.presented) });
+    await o.auth.record(caller, {
+      action: 'login-failed',
+      user: user?.metadata.name ?? '-',
+      provider,
+      reason: failureReason(e, attempt.presented),
+    });
     throw e;
   }
   await o.auth.record(caller, { action: 'login', user: signedIn.user, provider });
@@ -65,9 +76,17 @@ export function presented(params: Record<string, unknown>): unknown[] {
  * error's message; every presented value in it replaced by `<hidden>`, at most 300 characters.
  */
 export function failureReason(e: unknown, presented: readonly unknown[]): string {
-  let text = e instanceof OAuthError ? (e.message && e.message !== e.code ? `${e.code}: ${e.message}` : e.code) : e instanceof Error ? e.message : String(e);
+  let text =
+    e instanceof OAuthError
+      ? e.message && e.message !== e.code
+        ? `${e.code}: ${e.message}`
+        : e.code
+      : e instanceof Error
+        ? e.message
+        : String(e);
   const values = [...new Set(presented.filter((v): v is string => typeof v === 'string' && v !== ''))].sort((a, b) => b.length - a.length);
   // one pass, longest first: a value inside a longer one, or inside the placeholder, changes nothing more
-  if (values.length > 0) text = text.replace(new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'), HIDDEN);
+  if (values.length > 0)
+    text = text.replace(new RegExp(values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'), HIDDEN);
   return text.slice(0, MAX_REASON);
 }

@@ -12,9 +12,18 @@ import type { ExternalProvider, ProviderKind } from './provider.js';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
 /** Validates the provider list at start: unique slugs, URLs, a readable secret file. */
-export function buildProviders(oidcList: readonly OIDCProviderConfig[] = [], oauthList: readonly OAuthProviderConfig[] = []): Map<string, ExternalProvider> {
+export function buildProviders(
+  oidcList: readonly OIDCProviderConfig[] = [],
+  oauthList: readonly OAuthProviderConfig[] = [],
+): Map<string, ExternalProvider> {
   const out = new Map<string, ExternalProvider>();
-  const add = (kind: ProviderKind, c: OIDCProviderConfig | OAuthProviderConfig, urls: readonly string[], where: string, make: () => ExternalProvider) => {
+  const add = (
+    kind: ProviderKind,
+    c: OIDCProviderConfig | OAuthProviderConfig,
+    urls: readonly string[],
+    where: string,
+    make: () => ExternalProvider,
+  ) => {
     if (out.has(`${kind}/${c.slug_id}`)) throw new Error(`${where}: slug_id "${c.slug_id}" is used twice`);
     if (c.client_secret && c.client_secret_file) throw new Error(`${where}: set client_secret or client_secret_file, not both`);
     if (c.client_secret_file) {
@@ -26,7 +35,8 @@ export function buildProviders(oidcList: readonly OIDCProviderConfig[] = [], oau
     }
     for (const u of urls) {
       const url = new URL(u);
-      if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) throw new Error(`${where}: ${u} must use https (http is only accepted for loopback addresses)`);
+      if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname))
+        throw new Error(`${where}: ${u} must use https (http is only accepted for loopback addresses)`);
     }
     out.set(`${kind}/${c.slug_id}`, make());
   };

@@ -45,7 +45,12 @@ export function decodeKey(text: string, where: string): Buffer {
  * security.encryption_key_file; otherwise generates one once and keeps it, mode 0600, in the
  * data directory. There is never a built-in key.
  */
-export function loadKeyRing(opts: { key?: string | undefined; keyFile?: string | undefined; previous?: readonly string[]; dataDir: string }): KeyRing {
+export function loadKeyRing(opts: {
+  key?: string | undefined;
+  keyFile?: string | undefined;
+  previous?: readonly string[];
+  dataDir: string;
+}): KeyRing {
   let master: Buffer;
   let source: string;
   if (opts.key) {
@@ -67,12 +72,20 @@ export function loadKeyRing(opts: { key?: string | undefined; keyFile?: string |
       writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
       source = `${file} (generated now)`;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot write the generated key ${file}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new Error(`cannot write the generated key ${file}: ${(e as Error).message}`);
       source = file;
     }
     master = decodeKey(readFileSync(file, 'utf8'), `the key in ${file}`);
   }
   const derive = (purpose: string) => Buffer.from(hkdfSync('sha512', master, Buffer.alloc(0), `dashplane/${purpose}`, 64));
   const previous = (opts.previous ?? []).map((k, i) => decodeKey(k, `security.previous_encryption_keys[${i}]`));
-  return { master, previous, accessTokenKey: derive('access-token'), refreshTokenKey: derive('refresh-token'), loginStateKey: derive('login-state'), source };
+  return {
+    master,
+    previous,
+    accessTokenKey: derive('access-token'),
+    refreshTokenKey: derive('refresh-token'),
+    loginStateKey: derive('login-state'),
+    source,
+  };
 }

@@ -69,8 +69,10 @@ export class AuthService {
     const loginKey = `${login}\u0000${address}`;
     const wait = Math.max(this.perLogin.retryAfter(loginKey), this.perAddress.retryAfter(address));
     if (wait > 0) this.o.onRateLimited?.();
-    if (wait > 0) await this.record(caller, { action: 'login-failed', user: '-', provider: 'native', reason: 'too many failed logins (429)' });
-    if (wait > 0) throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
+    if (wait > 0)
+      await this.record(caller, { action: 'login-failed', user: '-', provider: 'native', reason: 'too many failed logins (429)' });
+    if (wait > 0)
+      throw new ApiError('TooManyRequests', `too many failed logins; retry in ${wait} s`, undefined, { 'Retry-After': String(wait) });
     // Counted before the password is checked, so a burst of parallel guesses is limited too.
     this.perLogin.fail(loginKey);
     this.perAddress.fail(address);
@@ -87,7 +89,12 @@ export class AuthService {
     if (!ok || !user) {
       this.o.onFailure?.();
       // the attempted login only when it names a user: a password typed in the login field is never kept
-      await this.record(caller, { action: 'login-failed', user: user ? login : '-', provider: 'native', reason: user ? 'wrong password' : 'no such user' });
+      await this.record(caller, {
+        action: 'login-failed',
+        user: user ? login : '-',
+        provider: 'native',
+        reason: user ? 'wrong password' : 'no such user',
+      });
       throw badRequest(WRONG);
     }
     this.perLogin.reset(loginKey);
@@ -110,7 +117,8 @@ export class AuthService {
    */
   refresh(token: string | undefined): Promise<IssuedTokens> {
     // a 400 as in Perses: the Perses web UI sends the user to sign in on a 400 from refresh (on a 401 it refreshes again)
-    if (!token) return Promise.reject(badRequest('no refresh token: send {"refresh_token": ...} or the jwtRefreshToken cookie; sign in again'));
+    if (!token)
+      return Promise.reject(badRequest('no refresh token: send {"refresh_token": ...} or the jwtRefreshToken cookie; sign in again'));
     const claims = this.o.tokens.verifyRefresh(token);
     const flight = `${claims.sid}:${claims.jti}`;
     let result = this.inFlight.get(flight);
@@ -163,8 +171,17 @@ export class AuthService {
   /** A session for `user` as read when it signed in (natively, or vouched for by an external provider). */
   async openSession(user: Envelope, provider: string, slug: string, upstreamRefreshToken?: string): Promise<IssuedTokens> {
     const refreshId = this.o.tokens.newRefreshId();
-    const upstream = upstreamRefreshToken && this.o.upstream ? { upstream: this.o.upstream.seal(user.metadata.name, upstreamRefreshToken) } : {};
-    const spec = { user: user.metadata.name, userCreatedAt: user.metadata.createdAt, credential: credentialStamp(this.o.userKind, user), provider, slug, refreshId, ...upstream };
+    const upstream =
+      upstreamRefreshToken && this.o.upstream ? { upstream: this.o.upstream.seal(user.metadata.name, upstreamRefreshToken) } : {};
+    const spec = {
+      user: user.metadata.name,
+      userCreatedAt: user.metadata.createdAt,
+      credential: credentialStamp(this.o.userKind, user),
+      provider,
+      slug,
+      refreshId,
+      ...upstream,
+    };
     const session = await this.o.sessions.open(spec, this.o.refreshTtlMs);
     return this.issue(session, refreshId);
   }
@@ -175,6 +192,12 @@ export class AuthService {
   }
 
   private issue(session: Session, refreshId: string): IssuedTokens {
-    return this.o.tokens.issue({ user: session.spec.user, sessionId: session.metadata.name, provider: session.spec.provider, slug: session.spec.slug, refreshId });
+    return this.o.tokens.issue({
+      user: session.spec.user,
+      sessionId: session.metadata.name,
+      provider: session.spec.provider,
+      slug: session.spec.slug,
+      refreshId,
+    });
   }
 }

@@ -31,7 +31,12 @@ export class OAuthProvider extends ProtocolProvider<OAuthProviderConfig> {
     const c = this.c;
     return this.lenient(
       new oidc.Configuration(
-        { issuer: this.issuerId, authorization_endpoint: c.auth_url, token_endpoint: c.token_url, ...(c.device_auth_url ? { device_authorization_endpoint: c.device_auth_url } : {}) },
+        {
+          issuer: this.issuerId,
+          authorization_endpoint: c.auth_url,
+          token_endpoint: c.token_url,
+          ...(c.device_auth_url ? { device_authorization_endpoint: c.device_auth_url } : {}),
+        },
         c.client_id,
         secret,
       ),

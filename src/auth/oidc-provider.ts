@@ -43,14 +43,20 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
 
   protected async load(secret: string | undefined): Promise<oidc.Configuration> {
     const timeout = providerTimeoutS(this.c.http);
-    const opts = { [oidc.customFetch]: this.fetch, ...(timeout !== undefined ? { timeout } : {}), ...(this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {}) };
+    const opts = {
+      [oidc.customFetch]: this.fetch,
+      ...(timeout !== undefined ? { timeout } : {}),
+      ...(this.insecure() ? { execute: [oidc.allowInsecureRequests] } : {}),
+    };
     const config = await oidc.discovery(new URL(this.c.discovery_url ?? this.c.issuer), this.c.client_id, secret, undefined, opts);
     if (timeout !== undefined) config.timeout = timeout;
     return config;
   }
 
   protected async profile(config: oidc.Configuration, tokens: TokenResponse, sub: string | undefined): Promise<Record<string, unknown>> {
-    return config.serverMetadata().userinfo_endpoint && sub ? { ...(await this.protocol(() => oidc.fetchUserInfo(config, tokens.access_token, sub))) } : {};
+    return config.serverMetadata().userinfo_endpoint && sub
+      ? { ...(await this.protocol(() => oidc.fetchUserInfo(config, tokens.access_token, sub))) }
+      : {};
   }
 
   /** OIDC says whether the address was verified: only a verified one counts. */
@@ -82,7 +88,8 @@ export class OidcProvider extends ProtocolProvider<OIDCProviderConfig> {
       throw unauthorized(`the access token from provider "${this.slug}" is invalid, expired or not meant for this server`);
     }
     const subject = subjectOf(claims.sub);
-    if (!subject) throw unauthorized(`the access token from provider "${this.slug}" has no usable subject (sub must be a non-empty string)`);
+    if (!subject)
+      throw unauthorized(`the access token from provider "${this.slug}" has no usable subject (sub must be a non-empty string)`);
     const login = claims[this.loginClaims[0]] ?? claims.client_id ?? claims.azp;
     return {
       login: loginName(login, subject),

@@ -36,7 +36,12 @@ export function permits(p: Permission, action: Action, t: AuthzTarget, contents?
 
 /** Whether a token's narrowed permissions allow `action` on the target (a global target: only permissions without projects). */
 export function narrowedAllows(perms: readonly NarrowedPermission[], action: Action, t: Pick<AuthzTarget, 'kind' | 'project'>): boolean {
-  return perms.some((n) => actionMatches(n.actions, action) && kindMatches(n.scopes, t.kind) && (n.projects === undefined || (t.project !== undefined && n.projects.includes(t.project))));
+  return perms.some(
+    (n) =>
+      actionMatches(n.actions, action) &&
+      kindMatches(n.scopes, t.kind) &&
+      (n.projects === undefined || (t.project !== undefined && n.projects.includes(t.project))),
+  );
 }
 
 /** Every project a narrowed token names (where a global read still reaches). */

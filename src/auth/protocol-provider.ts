@@ -87,7 +87,11 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     return { url: oidc.buildAuthorizationUrl(config, params).href, state, ...(nonce ? { nonce } : {}), ...(verifier ? { verifier } : {}) };
   }
 
-  async finishLogin(origin: string, query: Record<string, string>, saved: { state: string; nonce?: string; verifier?: string }): Promise<ExternalIdentity> {
+  async finishLogin(
+    origin: string,
+    query: Record<string, string>,
+    saved: { state: string; nonce?: string; verifier?: string },
+  ): Promise<ExternalIdentity> {
     const config = await this.configuration();
     const current = new URL(this.redirectUri(origin));
     current.search = new URLSearchParams(query).toString();
@@ -95,7 +99,12 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
       oidc.authorizationCodeGrant(
         config,
         current,
-        { expectedState: saved.state, ...(saved.nonce ? { expectedNonce: saved.nonce } : {}), ...(saved.verifier ? { pkceCodeVerifier: saved.verifier } : {}), idTokenExpected: this.idTokens },
+        {
+          expectedState: saved.state,
+          ...(saved.nonce ? { expectedNonce: saved.nonce } : {}),
+          ...(saved.verifier ? { pkceCodeVerifier: saved.verifier } : {}),
+          idTokenExpected: this.idTokens,
+        },
         { redirect_uri: this.redirectUri(origin) },
       ),
     );
@@ -120,14 +129,17 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
 
   async deviceCode(): Promise<Record<string, unknown>> {
     const config = await this.deviceConfiguration();
-    if (!config.serverMetadata().device_authorization_endpoint) throw badRequest(`provider "${this.slug}" has no device authorization endpoint`);
+    if (!config.serverMetadata().device_authorization_endpoint)
+      throw badRequest(`provider "${this.slug}" has no device authorization endpoint`);
     const scopes = this.deviceScopes();
     return { ...(await this.protocol(() => oidc.initiateDeviceAuthorization(config, { scope: scopes?.join(' ') ?? this.scopes() }))) };
   }
 
   async deviceToken(deviceCode: string): Promise<ExternalIdentity> {
     const config = await this.deviceConfiguration();
-    const tokens = await this.protocol(() => oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: deviceCode }));
+    const tokens = await this.protocol(() =>
+      oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: deviceCode }),
+    );
     return this.identity(config, tokens);
   }
 
@@ -157,8 +169,12 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
     const info = await this.profile(config, tokens, typeof claims.sub === 'string' ? claims.sub : expected);
     const all = { ...info, ...claims };
     const subject = subjectOf(all.sub ?? all.id) ?? this.fallbackSubject(all);
-    if (!subject) throw unauthorized(`provider "${this.slug}" returned no usable subject for the user (${this.subjectSources()} must be a non-empty string or an integer)`);
-    if (expected !== undefined && subject !== expected) throw unauthorized(`provider "${this.slug}" answered the refresh for another user; log in again`);
+    if (!subject)
+      throw unauthorized(
+        `provider "${this.slug}" returned no usable subject for the user (${this.subjectSources()} must be a non-empty string or an integer)`,
+      );
+    if (expected !== undefined && subject !== expected)
+      throw unauthorized(`provider "${this.slug}" answered the refresh for another user; log in again`);
     const email = typeof all.email === 'string' ? all.email : undefined;
     this.checkDomain(email, all.email_verified);
     const [first, ...rest] = typeof all.name === 'string' ? all.name.split(' ') : [];
@@ -233,7 +249,9 @@ export abstract class ProtocolProvider<C extends OIDCProviderConfig | OAuthProvi
   protected configuration(): Promise<oidc.Configuration> {
     this.config ??= this.load(this.secret() || undefined).catch((e: unknown) => {
       this.config = undefined;
-      throw e instanceof ApiError ? e : new ApiError('BadGateway', `identity provider "${this.slug}" cannot be reached (${(e as Error).message})`);
+      throw e instanceof ApiError
+        ? e
+        : new ApiError('BadGateway', `identity provider "${this.slug}" cannot be reached (${(e as Error).message})`);
     });
     return this.config;
   }

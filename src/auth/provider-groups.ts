@@ -32,7 +32,12 @@ export function groupPolicy(c: OIDCProviderConfig | OAuthProviderConfig, where: 
     if (mappings.size) throw new Error(`${where}.role_mappings needs groups_claim: the claim that lists each user's groups`);
     return undefined;
   }
-  return { claim: c.groups_claim, prefix: c.groups_prefix ?? '', ...(c.allowed_groups ? { allowed: new Set(c.allowed_groups) } : {}), mappings };
+  return {
+    claim: c.groups_claim,
+    prefix: c.groups_prefix ?? '',
+    ...(c.allowed_groups ? { allowed: new Set(c.allowed_groups) } : {}),
+    mappings,
+  };
 }
 
 /**
@@ -54,7 +59,10 @@ export function groupsFromClaims(claims: Record<string, unknown>, policy: GroupP
 }
 
 /** What a principal's provider groups mean for RBAC: the Group names bindings use, and the mapped roles. */
-export function groupGrants(groups: readonly string[], policy: GroupPolicy): { groups: string[]; roles: { role: string; project?: string }[] } {
+export function groupGrants(
+  groups: readonly string[],
+  policy: GroupPolicy,
+): { groups: string[]; roles: { role: string; project?: string }[] } {
   const kept = policy.allowed ? groups.filter((g) => policy.allowed!.has(g)) : groups;
   return { groups: kept.map((g) => policy.prefix + g), roles: kept.flatMap((g) => policy.mappings.get(g) ?? []) };
 }
@@ -65,7 +73,10 @@ export function groupGrants(groups: readonly string[], policy: GroupPolicy): { g
  * those providers (`policies` by issuer). A provider no longer configured, or no longer reading
  * groups, gives none.
  */
-export function principalGroups(policies: ReadonlyMap<string, GroupPolicy>, spec: UserSpec | undefined): { groups?: string[]; roles?: { role: string; project?: string }[] } {
+export function principalGroups(
+  policies: ReadonlyMap<string, GroupPolicy>,
+  spec: UserSpec | undefined,
+): { groups?: string[]; roles?: { role: string; project?: string }[] } {
   const bindings = spec?.oauthProviders;
   if (!Array.isArray(bindings) || policies.size === 0) return {};
   const groups: string[] = [];

@@ -48,5 +48,6 @@ async function tlsFetch(tls: TlsConfig): Promise<typeof fetch> {
       rejectUnauthorized: tls.insecure_skip_verify !== true,
     },
   });
-  return ((url: string, init: RequestInit) => undici.fetch(url, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+  return ((url: string, init: RequestInit) =>
+    undici.fetch(url, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
 }

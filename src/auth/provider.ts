@@ -27,7 +27,11 @@ export interface ExternalProvider {
   redirectUri(origin: string): string;
   startLogin(origin: string): Promise<LoginStart>;
   /** Code exchange with every check, then the identity. */
-  finishLogin(origin: string, query: Record<string, string>, saved: { state: string; nonce?: string; verifier?: string }): Promise<ExternalIdentity>;
+  finishLogin(
+    origin: string,
+    query: Record<string, string>,
+    saved: { state: string; nonce?: string; verifier?: string },
+  ): Promise<ExternalIdentity>;
   /**
    * A new sign-in from the provider's refresh token (kept, encrypted, with the session): the
    * groups it reports now. The provider refusing the token (the user was removed or lost access)

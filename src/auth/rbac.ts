@@ -93,7 +93,8 @@ export class RbacAuthorizer implements Authorizer {
     if (p.token?.permissions && !narrowedAllows(p.token.permissions, action, t)) {
       return `this API token is narrowed to fewer permissions: it may not ${action} ${t.kind}${where(t.project)}; use a token created with that permission`;
     }
-    if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update')) return undefined;
+    if (this.isPerson(p) && this.principalKinds.has(t.kind) && t.name === p.name && (action === 'read' || action === 'update'))
+      return undefined;
     const g = await this.grants.get(p.synced);
     const granted = this.granted(g);
     const decision = `${this.signatureOf(p)}\u0001${action}\u0001${t.kind}\u0001${t.project ?? '\u0002'}`;
@@ -116,12 +117,14 @@ export class RbacAuthorizer implements Authorizer {
     if (p.internal) return '*';
     if (p.anonymous) throw unauthorized('sign in first: this request needs an access token');
     const narrowed = p.token?.permissions;
-    const allowed = (project: string | undefined) => !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project ? { project } : {}) });
+    const allowed = (project: string | undefined) =>
+      !narrowed || narrowedAllows(narrowed, 'read', { kind, ...(project ? { project } : {}) });
     const g = await this.grants.get(p.synced);
     const global = this.globalOf(p, g);
     if (grants(global, 'read', kind) && allowed(undefined)) return '*';
     const whole = new Set<string>();
-    if (grants(global, 'read', kind) && narrowed) for (const project of narrowedProjects(narrowed)) if (allowed(project)) whole.add(project);
+    if (grants(global, 'read', kind) && narrowed)
+      for (const project of narrowedProjects(narrowed)) if (allowed(project)) whole.add(project);
     const partial = new Map<string, Permission[]>();
     for (const [project, perms] of this.allProjectsOf(p, g)) {
       if (grants(perms, 'read', kind) && allowed(project)) whole.add(project);
@@ -130,14 +133,18 @@ export class RbacAuthorizer implements Authorizer {
     const globalScoped = objectScoped(global, 'read', kind);
     if (at !== undefined) {
       if (whole.has(at)) return '*';
-      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined))) throw await this.refusal(p, 'read', { kind, ...(at ? { project: at } : {}) });
+      if (!((globalScoped.length || partial.has(at)) && allowed(at || undefined)))
+        throw await this.refusal(p, 'read', { kind, ...(at ? { project: at } : {}) });
     }
-    if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined))) throw await this.refusal(p, 'read', { kind });
+    if (at === undefined && opts.requireSome && !whole.size && !partial.size && !(globalScoped.length && allowed(undefined)))
+      throw await this.refusal(p, 'read', { kind });
     const contents = await this.contentsFor(p, [...globalScoped, ...[...partial.values()].flat()]);
     const test = (project: string, name: string) => {
       if (whole.has(project)) return true;
       const t = { kind, name, ...(project ? { project } : {}) };
-      return allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents));
+      return (
+        allowed(project || undefined) && [...globalScoped, ...(partial.get(project) ?? [])].some((x) => permits(x, 'read', t, contents))
+      );
     };
     // without a global permission naming objects, nothing outside these projects passes
     return globalScoped.length ? test : Object.assign(test, { projects: new Set([...whole, ...partial.keys()]) });

@@ -36,7 +36,8 @@ export function holdsCredential(s: Session, stamp: string): boolean {
 }
 
 /** Why a session of a user whose password changed (or was reset or removed) is refused. */
-export const CREDENTIALS_CHANGED = "this session has ended because the user's password changed (or was reset or removed) after it began; log in again";
+export const CREDENTIALS_CHANGED =
+  "this session has ended because the user's password changed (or was reset or removed) after it began; log in again";
 
 /** How often `keepCaller` re-reads a session that a refresh rotated meanwhile. */
 const KEEP_ATTEMPTS = 5;
@@ -87,7 +88,12 @@ export class SessionStore {
     const next: Session = {
       ...s,
       metadata: { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 },
-      spec: { ...spec, ...(previousCredential !== undefined && stamp !== spec.credential ? { previousCredential } : {}), refreshId, expiresAt: new Date(this.now() + ttlMs).toISOString() },
+      spec: {
+        ...spec,
+        ...(previousCredential !== undefined && stamp !== spec.credential ? { previousCredential } : {}),
+        refreshId,
+        expiresAt: new Date(this.now() + ttlMs).toISOString(),
+      },
     };
     return (await this.replace(next, s.metadata.version)) ? next : undefined;
   }
@@ -104,7 +110,8 @@ export class SessionStore {
     if (!id || c.principal.internal || c.principal.name !== c.after.metadata.name) return;
     for (let attempt = 0; attempt < KEEP_ATTEMPTS; attempt++) {
       const s = (await this.store.get(key(id))) as Session | undefined;
-      if (!s || s.spec.user !== c.principal.name || s.spec.userCreatedAt !== c.before.metadata.createdAt || !holdsCredential(s, c.from)) return;
+      if (!s || s.spec.user !== c.principal.name || s.spec.userCreatedAt !== c.before.metadata.createdAt || !holdsCredential(s, c.from))
+        return;
       if (Date.parse(s.spec.expiresAt) <= this.now()) return;
       const metadata = { ...s.metadata, updatedAt: new Date(this.now()).toISOString(), version: s.metadata.version + 1 };
       const next: Session = { ...s, metadata, spec: { ...s.spec, credential: c.to, previousCredential: c.from } };

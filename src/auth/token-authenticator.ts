@@ -48,7 +48,11 @@ export class TokenAuthenticator implements Authenticator {
       const session = await this.o.sessions.get(p.sessionId, { store: true });
       if (!session || session.spec.user !== p.name) return false;
       const user = await this.o.store.get({ kind: this.o.userKind.kind, project: '', name: p.name });
-      return user !== undefined && user.metadata.createdAt === session.spec.userCreatedAt && holdsCredential(session, credentialStamp(this.o.userKind, user));
+      return (
+        user !== undefined &&
+        user.metadata.createdAt === session.spec.userCreatedAt &&
+        holdsCredential(session, credentialStamp(this.o.userKind, user))
+      );
     },
   };
 
@@ -64,11 +68,20 @@ export class TokenAuthenticator implements Authenticator {
     // one sync for both reads: a logout or deletion on any replica before this request holds
     await this.o.store.sync();
     const session = await this.o.sessions.get(claims.sid, { synced: true });
-    if (!session || session.spec.user !== claims.sub) throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
+    if (!session || session.spec.user !== claims.sub)
+      throw unauthorized('this session has ended (logged out, revoked or expired); log in again');
     const user = await this.o.reads.get({ kind: this.o.userKind.kind, project: '', name: claims.sub }, { synced: true });
     if (!user || user.metadata.createdAt !== session.spec.userCreatedAt) throw unauthorized('this user no longer exists; log in again');
     if (!holdsCredential(session, credentialStamp(this.o.userKind, user))) throw unauthorized(CREDENTIALS_CHANGED);
-    return { name: claims.sub, anonymous: false, sessionId: claims.sid, viaCookie: found.viaCookie, expiresAt: claims.exp * 1000, ...this.o.groupsOf?.(user), synced: true };
+    return {
+      name: claims.sub,
+      anonymous: false,
+      sessionId: claims.sid,
+      viaCookie: found.viaCookie,
+      expiresAt: claims.exp * 1000,
+      ...this.o.groupsOf?.(user),
+      synced: true,
+    };
   }
 
   /** A `dp_` token: checked against the store as of now (a revocation on any replica holds); its use recorded at most once a minute. */

@@ -5,7 +5,9 @@ const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url'
 
 describe('unverifiedIssuer', () => {
   it('reads iss from a JWS compact token without verifying it', () => {
-    expect(unverifiedIssuer(`${part({ alg: 'RS256' })}.${part({ iss: 'https://idp.example', sub: 'a' })}.sig`)).to.equal('https://idp.example');
+    expect(unverifiedIssuer(`${part({ alg: 'RS256' })}.${part({ iss: 'https://idp.example', sub: 'a' })}.sig`)).to.equal(
+      'https://idp.example',
+    );
     expect(unverifiedIssuer(`${part({ alg: 'RS256' })}.${part({ sub: 'a' })}.sig`)).to.equal(undefined);
   });
 

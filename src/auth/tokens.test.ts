@@ -25,7 +25,9 @@ describe('TokenService access tokens', () => {
     const t = tokens.issue(session).body.access_token;
     tokens.verifyAccess(t);
     const [h, p, sig] = t.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'admin' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'admin' })).toString(
+      'base64url',
+    );
     expect(() => tokens.verifyAccess(`${h}.${forged}.${sig}`)).to.throw(/invalid/);
     expect(() => tokens.verifyAccess(`${t}x`)).to.throw(/invalid/);
     expect(tokens.verifyAccess(t).sub).to.equal('alice');

@@ -74,13 +74,27 @@ export class TokenService {
   issue(s: { user: string; sessionId: string; provider: string; slug: string; refreshId: string }): IssuedTokens {
     const nowS = Math.floor(this.now() / 1000);
     const accessExp = nowS + this.ttl.accessS;
-    const access = jwt().sign({ sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp }, this.accessKey, { algorithm: 'HS512', noTimestamp: true });
-    const refresh = jwt().sign({ sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS }, this.refreshKey, {
-      algorithm: 'HS512',
-      noTimestamp: true,
-    });
+    const access = jwt().sign(
+      { sub: s.user, pkd: s.provider, pid: s.slug, sid: s.sessionId, nbf: nowS, iat: nowS, exp: accessExp },
+      this.accessKey,
+      { algorithm: 'HS512', noTimestamp: true },
+    );
+    const refresh = jwt().sign(
+      { sub: s.user, sid: s.sessionId, jti: s.refreshId, typ: 'refresh', iat: nowS, exp: nowS + this.ttl.refreshS },
+      this.refreshKey,
+      {
+        algorithm: 'HS512',
+        noTimestamp: true,
+      },
+    );
     return {
-      body: { access_token: access, token_type: 'Bearer', refresh_token: refresh, expiry: new Date(accessExp * 1000).toISOString(), expires_in: this.ttl.accessS },
+      body: {
+        access_token: access,
+        token_type: 'Bearer',
+        refresh_token: refresh,
+        expiry: new Date(accessExp * 1000).toISOString(),
+        expires_in: this.ttl.accessS,
+      },
       accessMaxAge: this.ttl.accessS,
       refreshMaxAge: this.ttl.refreshS,
     };
@@ -91,7 +105,8 @@ export class TokenService {
     const known = this.verified.get(token);
     if (known && Math.floor(this.now() / 1000) < known.exp + CLOCK_SKEW_S) return known;
     const c = this.verify(token, this.accessKey, 'access token');
-    if (typeof c.sid !== 'string' || typeof c.pkd !== 'string') throw unauthorized('the access token is not one this server issued; log in again');
+    if (typeof c.sid !== 'string' || typeof c.pkd !== 'string')
+      throw unauthorized('the access token is not one this server issued; log in again');
     if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
     const claims = Object.freeze(c) as unknown as AccessClaims;
     this.verified.set(token, claims);
@@ -100,20 +115,30 @@ export class TokenService {
 
   verifyRefresh(token: string): RefreshClaims {
     const c = this.verify(token, this.refreshKey, 'refresh token');
-    if (c.typ !== 'refresh' || typeof c.sid !== 'string' || typeof c.jti !== 'string') throw unauthorized('the refresh token is not one this server issued; log in again');
+    if (c.typ !== 'refresh' || typeof c.sid !== 'string' || typeof c.jti !== 'string')
+      throw unauthorized('the refresh token is not one this server issued; log in again');
     return c as unknown as RefreshClaims;
   }
 
   private verify(token: string, key: KeyObject, what: string): Record<string, unknown> {
     let claims: unknown;
     try {
-      claims = jwt().verify(token, key, { algorithms: ['HS512'], clockTolerance: CLOCK_SKEW_S, clockTimestamp: Math.floor(this.now() / 1000) });
+      claims = jwt().verify(token, key, {
+        algorithms: ['HS512'],
+        clockTolerance: CLOCK_SKEW_S,
+        clockTimestamp: Math.floor(this.now() / 1000),
+      });
     } catch (e) {
       const expired = e instanceof jwt().TokenExpiredError;
-      throw unauthorized(expired ? `the ${what} has expired; ${what === 'access token' ? 'refresh it or ' : ''}log in again` : `the ${what} is invalid; log in again`);
+      throw unauthorized(
+        expired
+          ? `the ${what} has expired; ${what === 'access token' ? 'refresh it or ' : ''}log in again`
+          : `the ${what} is invalid; log in again`,
+      );
     }
     const c = claims as Record<string, unknown>;
-    if (typeof c !== 'object' || typeof c.exp !== 'number' || typeof c.sub !== 'string') throw unauthorized(`the ${what} has no expiry or subject; log in again`);
+    if (typeof c !== 'object' || typeof c.exp !== 'number' || typeof c.sub !== 'string')
+      throw unauthorized(`the ${what} has no expiry or subject; log in again`);
     return c;
   }
 }

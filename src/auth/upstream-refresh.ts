@@ -15,7 +15,15 @@ import { syncUser } from './user-sync.js';
  * refresh on. A provider refusing the token (user removed, access revoked) ends the session.
  */
 export class UpstreamRefresher {
-  constructor(private readonly o: { providers: ReadonlyMap<string, ExternalProvider>; box: SecretBox; store: ObjectStore; service: () => ResourceService; userKind: KindDescriptor }) {}
+  constructor(
+    private readonly o: {
+      providers: ReadonlyMap<string, ExternalProvider>;
+      box: SecretBox;
+      store: ObjectStore;
+      service: () => ResourceService;
+      userKind: KindDescriptor;
+    },
+  ) {}
 
   /** The provider refresh token as the session keeps it: encrypted, bound to the user. */
   seal(user: string, token: string): string {

@@ -60,12 +60,26 @@ export function subjectOf(value: unknown): string | undefined {
  * this provider (`{"issuer"}` without a subject, no password) is bound to the first identity of
  * that provider signing in under its name.
  */
-export async function syncUser(id: ExternalIdentity, o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
-  const binding: OAuthBinding = { issuer: id.issuer, subject: id.subject, ...(id.email ? { email: id.email } : {}), ...(id.groups ? { groups: id.groups } : {}) };
+export async function syncUser(
+  id: ExternalIdentity,
+  o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor },
+): Promise<Envelope> {
+  const binding: OAuthBinding = {
+    issuer: id.issuer,
+    subject: id.subject,
+    ...(id.email ? { email: id.email } : {}),
+    ...(id.groups ? { groups: id.groups } : {}),
+  };
   const profile = { ...(id.firstName ? { firstName: id.firstName } : {}), ...(id.lastName ? { lastName: id.lastName } : {}) };
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
   if (!existing) {
-    return o.service.create(SYSTEM, o.userKind, { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } }, {}, BY_SIGN_IN);
+    return o.service.create(
+      SYSTEM,
+      o.userKind,
+      { kind: o.userKind.kind, metadata: { name: id.login }, spec: { ...profile, oauthProviders: [binding] } },
+      {},
+      BY_SIGN_IN,
+    );
   }
   const spec = specOf<User>(existing);
   const mine = (b: OAuthBinding) => b.issuer === id.issuer && b.subject === id.subject;
@@ -73,20 +87,33 @@ export async function syncUser(id: ExternalIdentity, o: { store: ObjectStore; se
   const entries = spec.oauthProviders ?? [];
   const claims = !entries.some(mine) && entries.some(awaited);
   if (!(entries.some(mine) || claims) || spec.nativeProvider?.password) {
-    throw forbidden(`the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`);
+    throw forbidden(
+      `the user name "${id.login}" already belongs to another account; dashplane never merges accounts (ask an administrator)`,
+    );
   }
   // a claim binds the user to this identity alone (no other provider may claim it after), and only
   // the version read (of two identities claiming it at once, one wins)
   const bindings = claims ? [binding, ...entries.filter((b) => b.subject !== undefined)] : entries.map((b) => (mine(b) ? binding : b));
   const write = { ...BY_SIGN_IN, ...(claims ? { ifMatch: existing.metadata.version } : {}) };
-  return (await o.service.update(SYSTEM, o.userKind, { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } }, { name: id.login }, write)).object;
+  return (
+    await o.service.update(
+      SYSTEM,
+      o.userKind,
+      { ...existing, spec: { ...spec, ...profile, oauthProviders: bindings } },
+      { name: id.login },
+      write,
+    )
+  ).object;
 }
 
 /**
  * The existing user `id` signs in as: named `id.login`, bound to (issuer, subject), without a
  * native password. Undefined for anyone else; nothing is written.
  */
-export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 'subject'>, o: { store: ObjectStore; userKind: KindDescriptor }): Promise<Envelope | undefined> {
+export async function boundUser(
+  id: Pick<ExternalIdentity, 'login' | 'issuer' | 'subject'>,
+  o: { store: ObjectStore; userKind: KindDescriptor },
+): Promise<Envelope | undefined> {
   const existing = await o.store.get({ kind: o.userKind.kind, project: '', name: id.login });
   const spec = existing && specOf<User>(existing);
   const bound = (spec?.oauthProviders ?? []).some((b) => b.issuer === id.issuer && b.subject === id.subject);
@@ -97,6 +124,9 @@ export async function boundUser(id: Pick<ExternalIdentity, 'login' | 'issuer' | 
  * The user a provider token stands for: the existing user bound to (issuer, subject) without
  * writing anything, else a new or refused user as at login.
  */
-export async function principalUser(id: ExternalIdentity, o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor }): Promise<Envelope> {
+export async function principalUser(
+  id: ExternalIdentity,
+  o: { store: ObjectStore; service: ResourceService; userKind: KindDescriptor },
+): Promise<Envelope> {
   return (await boundUser(id, o)) ?? syncUser(id, o);
 }

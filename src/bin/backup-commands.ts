@@ -42,7 +42,10 @@ export async function backup(a: BackupArgs, log: (line: string) => void): Promis
     log(
       `backup written to ${a.to}: ${end.objects} objects, ${end.versions} versions, revision ${header.revision}${header.sessions ? '' : ', without sessions'}${header.history ? '' : ', without history'}`,
     );
-    if (end.encryptionKeyIds.length) log(`its secrets are encrypted with the key(s) ${end.encryptionKeyIds.join(', ')}: keep that key (not in the same place); the backup is useless without it`);
+    if (end.encryptionKeyIds.length)
+      log(
+        `its secrets are encrypted with the key(s) ${end.encryptionKeyIds.join(', ')}: keep that key (not in the same place); the backup is useless without it`,
+      );
   } catch (e) {
     out.destroy();
     await rm(partial, { force: true });
@@ -62,7 +65,9 @@ async function fromServer(a: BackupArgs): Promise<Readable> {
   }
   if (res.status !== 200) {
     const body = (await res.json().catch(() => ({}))) as { message?: string };
-    throw new Error(`${url.origin} answered ${res.status}: ${body.message ?? res.statusText}${res.status === 401 ? ' (pass --token or DASHPLANE_TOKEN)' : ''}`);
+    throw new Error(
+      `${url.origin} answered ${res.status}: ${body.message ?? res.statusText}${res.status === 401 ? ' (pass --token or DASHPLANE_TOKEN)' : ''}`,
+    );
   }
   return Readable.fromWeb(res.body! as never);
 }

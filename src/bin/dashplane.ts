@@ -66,7 +66,10 @@ async function main(): Promise<void> {
   if (command === 'migrate-store') {
     if (!args.from || !args.to) fail(`migrate-store needs --from and --to\n${USAGE}`, 2);
     try {
-      const [{ migrateStore }, { storeFromUri }] = await Promise.all([import('../admin/migrate-store.js'), import('../admin/open-store.js')]);
+      const [{ migrateStore }, { storeFromUri }] = await Promise.all([
+        import('../admin/migrate-store.js'),
+        import('../admin/open-store.js'),
+      ]);
       await migrateStore(storeFromUri(args.from, { existing: true }), storeFromUri(args.to), (line) => console.log(`dashplane: ${line}`));
     } catch (e) {
       fail((e as Error).message, 1);
@@ -76,7 +79,13 @@ async function main(): Promise<void> {
   const say = (line: string) => console.log(`dashplane: ${line}`);
   if (command === 'backup') {
     if (!args.to) fail(`backup needs --to FILE\n${USAGE}`, 2);
-    const a = { to: args.to, ...(args.server ? { server: args.server } : {}), ...(args.from ? { from: args.from } : {}), history: !args['no-history'], sessions: !args['no-sessions'] };
+    const a = {
+      to: args.to,
+      ...(args.server ? { server: args.server } : {}),
+      ...(args.from ? { from: args.from } : {}),
+      history: !args['no-history'],
+      sessions: !args['no-sessions'],
+    };
     const token = args.token ?? process.env.DASHPLANE_TOKEN;
     const { backup } = await import('./backup-commands.js');
     await backup({ ...a, ...(token ? { token } : {}) }, say).catch((e: Error) => fail(e.message, 1));

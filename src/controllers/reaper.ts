@@ -124,7 +124,8 @@ export class Reaper {
         this.o.onDeleted?.();
       } catch (e) {
         // changed meanwhile (extended, re-created) or already gone: its new state is scheduled by its event
-        if (!(e instanceof ApiError && (e.reason === 'PreconditionFailed' || e.reason === 'NotFound'))) this.o.log(`cannot delete expired ${x.d.kind} "${x.name}"`, e);
+        if (!(e instanceof ApiError && (e.reason === 'PreconditionFailed' || e.reason === 'NotFound')))
+          this.o.log(`cannot delete expired ${x.d.kind} "${x.name}"`, e);
       }
     }
     this.arm();

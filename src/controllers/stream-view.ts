@@ -90,13 +90,19 @@ export class StreamView {
     const start = await this.currentStart(project);
     if (start !== null && e.revision >= start) return false; // its project's: hidden by permissions, as for any live stream
     if (this.sentFrom.has(project)) return true;
-    return q.since !== undefined && (e.revision <= replayedTo || atOpen === '*' || atOpen(this.projectOf(e.object), e.object.metadata.name));
+    return (
+      q.since !== undefined && (e.revision <= replayedTo || atOpen === '*' || atOpen(this.projectOf(e.object), e.object.metadata.name))
+    );
   }
 
   /** Kind, project and name never change for an object; the filters' fields (spec.default...) may. */
   private wanted(o: Envelope): boolean {
     const q = this.o.q;
-    return o.kind === this.o.d.kind && (q.project === undefined || o.metadata.project === q.project) && (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix));
+    return (
+      o.kind === this.o.d.kind &&
+      (q.project === undefined || o.metadata.project === q.project) &&
+      (!q.namePrefix || o.metadata.name.startsWith(q.namePrefix))
+    );
   }
 
   private permitted(o: Envelope): boolean {

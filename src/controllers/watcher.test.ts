@@ -37,7 +37,13 @@ describe('Watcher', () => {
       })(),
     );
     const registry = buildKindRegistry();
-    const watcher = new Watcher({ store: lagging, registry, authorizer: allowAll, bookmarkMs: 50, backlog: { maxEvents: 100, maxBytes: 1_000_000 } });
+    const watcher = new Watcher({
+      store: lagging,
+      registry,
+      authorizer: allowAll,
+      bookmarkMs: 50,
+      backlog: { maxEvents: 100, maxBytes: 1_000_000 },
+    });
     await store.create(obj('Project', '', 'p'));
     const life = new AbortController();
     const events: WatchEvent[] = [];
@@ -56,7 +62,8 @@ describe('Watcher', () => {
     const resumed: WatchEvent[] = [];
     const again = new AbortController();
     const readingAgain = (async () => {
-      for await (const e of await watcher.open(ANONYMOUS, registry.byName('Dashboard')!, { since: bookmark.revision }, again)) resumed.push(e);
+      for await (const e of await watcher.open(ANONYMOUS, registry.byName('Dashboard')!, { since: bookmark.revision }, again))
+        resumed.push(e);
     })();
     await waitFor('the event, resumed from the BOOKMARK', () => resumed.some((e) => e.type === 'ADDED' && e.revision === written), 5_000);
     life.abort();

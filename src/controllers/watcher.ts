@@ -86,7 +86,8 @@ export class Watcher {
   async open(p: Principal, d: KindDescriptor, q: WatchQuery, life: AbortController): Promise<AsyncIterable<WatchEvent>> {
     const stop = life.signal;
     const readable = await this.readable(p, d, q);
-    if (d.scope === 'project' && q.project !== undefined && q.projectInPath) await requireProject(this.o.store, this.o.registry.projectKind.kind, q.project, p.synced);
+    if (d.scope === 'project' && q.project !== undefined && q.projectInPath)
+      await requireProject(this.o.store, this.o.registry.projectKind.kind, q.project, p.synced);
     await this.refuseEarlierIncarnation(d, q);
     let start = q.since;
     let initial: Envelope[] = [];
@@ -189,7 +190,11 @@ export class Watcher {
     /** Everything up to this revision was sent to the client or is not for it. */
     let revision = startRev;
     /** The final event for `end`: with the revision to resume from, unless the client must list again. */
-    const ending = (end: StreamEnd, resumable = true): WatchEvent => ({ type: 'ERROR', ...(resumable ? { revision } : {}), error: end.error(resumable ? revision : undefined) });
+    const ending = (end: StreamEnd, resumable = true): WatchEvent => ({
+      type: 'ERROR',
+      ...(resumable ? { revision } : {}),
+      error: end.error(resumable ? revision : undefined),
+    });
     const it = o.events[Symbol.asyncIterator]();
     // One pending next() at a time: a bookmark tick must not drop the event still on its way.
     let pending: Promise<IteratorResult<StoreEvent>> | undefined;

@@ -5,10 +5,21 @@ import { PluginRegistry } from '../plugins/registry.js';
 import { dashboardProblems, normalizeDashboard, variableProblems } from './dashboard-rules.js';
 
 const plugins = PluginRegistry.load(join(SCHEMAS_DIR, 'plugins'));
-const markdown = (text: unknown = 'hi') => ({ kind: 'Panel', spec: { display: { name: 'P' }, plugin: { kind: 'Markdown', spec: { text } } } });
-const grid = (...refs: string[]) => [{ kind: 'Grid', spec: { items: refs.map((r, i) => ({ x: 0, y: i, width: 12, height: 4, content: { $ref: r } })) } }];
-const listVariable = (name: string, plugin: unknown = { kind: 'StaticListVariable', spec: { values: ['a'] } }) => ({ kind: 'ListVariable', spec: { name, plugin } });
-const prometheus = (extra: Record<string, unknown> = {}) => ({ plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom:9090' } }, ...extra });
+const markdown = (text: unknown = 'hi') => ({
+  kind: 'Panel',
+  spec: { display: { name: 'P' }, plugin: { kind: 'Markdown', spec: { text } } },
+});
+const grid = (...refs: string[]) => [
+  { kind: 'Grid', spec: { items: refs.map((r, i) => ({ x: 0, y: i, width: 12, height: 4, content: { $ref: r } })) } },
+];
+const listVariable = (name: string, plugin: unknown = { kind: 'StaticListVariable', spec: { values: ['a'] } }) => ({
+  kind: 'ListVariable',
+  spec: { name, plugin },
+});
+const prometheus = (extra: Record<string, unknown> = {}) => ({
+  plugin: { kind: 'PrometheusDatasource', spec: { directUrl: 'http://prom:9090' } },
+  ...extra,
+});
 const paths = (spec: unknown) => dashboardProblems(spec, plugins).map((p) => p.path);
 
 describe('dashboard rules', () => {
@@ -47,7 +58,10 @@ describe('dashboard rules', () => {
           notes: markdown(),
           cpu: {
             kind: 'Panel',
-            spec: { plugin: { kind: 'TimeSeriesChart', spec: {} }, queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up' } } } }] },
+            spec: {
+              plugin: { kind: 'TimeSeriesChart', spec: {} },
+              queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: 'up' } } } }],
+            },
           },
         },
         layouts: grid('#/spec/panels/notes', '#/spec/panels/cpu'),
@@ -80,7 +94,9 @@ describe('dashboard rules', () => {
       const at = (path: string) => problems.find((p) => p.path === path)?.message;
       expect(at('spec.panels.a.spec.plugin.kind')).to.match(/^unknown Panel plugin kind "NoSuchChart"; known: .*Markdown/);
       expect(at('spec.panels.b.spec.plugin.spec.text')).to.equal('must be a string');
-      expect(at('spec.panels.c.spec.plugin.kind')).to.equal('plugin "PrometheusDatasource" is a Datasource plugin; a Panel plugin is expected here');
+      expect(at('spec.panels.c.spec.plugin.kind')).to.equal(
+        'plugin "PrometheusDatasource" is a Datasource plugin; a Panel plugin is expected here',
+      );
       expect(at('spec.panels.d.spec.queries[0].kind')).to.match(/^unknown query type "NoQuery"; known: .*TimeSeriesQuery/);
       expect(at('spec.panels.d.spec.queries[1].spec.plugin.spec.query')).to.equal('is required');
     });
@@ -94,7 +110,10 @@ describe('dashboard rules', () => {
     });
 
     it('variable names: letters, digits and "_" with a non-digit, not "__", each once', () => {
-      const spec = { panels: {}, variables: [listVariable('ok_1'), listVariable('9'), listVariable('a-b'), listVariable('__x'), listVariable('ok_1')] };
+      const spec = {
+        panels: {},
+        variables: [listVariable('ok_1'), listVariable('9'), listVariable('a-b'), listVariable('__x'), listVariable('ok_1')],
+      };
       expect(dashboardProblems(spec, plugins).map((p) => `${p.path}: ${p.message}`)).to.deep.equal([
         'spec.variables[1].spec.name: variable name "9" must be letters, digits and "_" with at least one non-digit',
         'spec.variables[2].spec.name: variable name "a-b" must be letters, digits and "_" with at least one non-digit',
@@ -120,9 +139,11 @@ describe('dashboard rules', () => {
     });
 
     it('reports at the base path it is given (an EphemeralDashboard spec, a nested spec)', () => {
-      expect(dashboardProblems({ panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } } }, plugins, 'x.spec').map((p) => p.path)).to.deep.equal([
-        'x.spec.panels.a.spec.plugin.kind',
-      ]);
+      expect(
+        dashboardProblems({ panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } } }, plugins, 'x.spec').map(
+          (p) => p.path,
+        ),
+      ).to.deep.equal(['x.spec.panels.a.spec.plugin.kind']);
     });
   });
 

@@ -46,7 +46,11 @@ function panelProblems(panels: unknown, plugins: PluginRegistry, base: string): 
   for (const [key, panel] of entries(panels)) {
     // Perses' clients check each key as a name when they read a dashboard back: one they refuse
     // would make a whole list unreadable to percli
-    if (/^\.|\.$|\.\./.test(key)) out.push({ path: joinPath(base, key), message: 'is not a valid key here: it must not start or end with "." nor hold ".." (Perses clients refuse such a key)' });
+    if (/^\.|\.$|\.\./.test(key))
+      out.push({
+        path: joinPath(base, key),
+        message: 'is not a valid key here: it must not start or end with "." nor hold ".." (Perses clients refuse such a key)',
+      });
     const pspec = isObj(panel) ? panel.spec : undefined;
     if (!isObj(pspec)) continue;
     const path = joinPath(joinPath(base, key), 'spec');
@@ -124,7 +128,10 @@ function localDatasourceProblems(datasources: unknown, plugins: PluginRegistry, 
     if (ds.default !== true || typeof kind !== 'string') continue;
     const first = defaults.get(kind);
     if (first !== undefined) {
-      out.push({ path: joinPath(path, 'default'), message: `datasource "${first}" is already the default ${kind} of this dashboard; only one may be default` });
+      out.push({
+        path: joinPath(path, 'default'),
+        message: `datasource "${first}" is already the default ${kind} of this dashboard; only one may be default`,
+      });
     } else defaults.set(kind, name);
   }
   return out;

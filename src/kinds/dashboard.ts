@@ -20,7 +20,8 @@ const localDatasources = {
     Object.values(localSpecs(obj))
       .map((ds) => ds?.plugin?.spec)
       .flatMap((s) => proxySecretNames(s)),
-  datasourceSpec: (obj: AnyDashboard, name?: string) => (name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined),
+  datasourceSpec: (obj: AnyDashboard, name?: string) =>
+    name !== undefined && Object.hasOwn(localSpecs(obj), name) ? localSpecs(obj)[name] : undefined,
 };
 
 /** datasource.disable_local and variable.disable_local (Perses' keys) forbid a dashboard's own datasources and variables. */
@@ -28,12 +29,14 @@ const forbiddenBy = [
   {
     key: 'datasource.disable_local',
     field: 'spec.datasources',
-    message: 'this server does not allow datasources defined in a dashboard (datasource.disable_local): use a project Datasource or a GlobalDatasource',
+    message:
+      'this server does not allow datasources defined in a dashboard (datasource.disable_local): use a project Datasource or a GlobalDatasource',
   },
   {
     key: 'variable.disable_local',
     field: 'spec.variables',
-    message: 'this server does not allow variables defined in a dashboard (variable.disable_local): use a project Variable or a GlobalVariable',
+    message:
+      'this server does not allow variables defined in a dashboard (variable.disable_local): use a project Variable or a GlobalVariable',
   },
 ];
 
@@ -79,7 +82,9 @@ export const ephemeralDashboard: KindDescriptor<EphemeralDashboardObject> = {
 function ttlProblems(ttl: unknown): ErrorDetail[] {
   if (typeof ttl !== 'string') return [];
   const ms = parseDuration(ttl);
-  if (ms === undefined || ms <= 0) return [{ path: 'spec.ttl', message: `"${ttl}" must be a positive duration such as "30m", "2h" or "7d"` }];
-  if (ms > MAX_TTL_MS) return [{ path: 'spec.ttl', message: `"${ttl}" is longer than the maximum of 1y; use a Dashboard for objects that should stay` }];
+  if (ms === undefined || ms <= 0)
+    return [{ path: 'spec.ttl', message: `"${ttl}" must be a positive duration such as "30m", "2h" or "7d"` }];
+  if (ms > MAX_TTL_MS)
+    return [{ path: 'spec.ttl', message: `"${ttl}" is longer than the maximum of 1y; use a Dashboard for objects that should stay` }];
   return [];
 }

@@ -28,7 +28,11 @@ function repeatedDashboards(obj: FolderObject): ErrorDetail[] {
       if (it?.kind === 'Dashboard' && typeof it.name === 'string') {
         const seen = first.get(it.name);
         if (seen === undefined) first.set(it.name, path);
-        else problems.push({ path: `${path}.name`, message: `dashboard "${it.name}" is referenced multiple times in the folder (first at ${seen}); keep one` });
+        else
+          problems.push({
+            path: `${path}.name`,
+            message: `dashboard "${it.name}" is referenced multiple times in the folder (first at ${seen}); keep one`,
+          });
       } else if (it?.kind === 'Folder') walk(it.items, `${path}.items`, depth + 1);
     });
   };

@@ -15,13 +15,22 @@ const MIN_INTERVAL_MS = 5000;
 function playlistProblems(obj: PlaylistObject): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const ms = parseDuration(obj.spec?.interval);
-  if (ms !== undefined && ms < MIN_INTERVAL_MS) problems.push({ path: 'spec.interval', message: `is ${obj.spec.interval}: a dashboard must stay at least 5s on screen (e.g. "30s", "5m")` });
+  if (ms !== undefined && ms < MIN_INTERVAL_MS)
+    problems.push({
+      path: 'spec.interval',
+      message: `is ${obj.spec.interval}: a dashboard must stay at least 5s on screen (e.g. "30s", "5m")`,
+    });
   (Array.isArray(obj.spec?.items) ? obj.spec.items : []).forEach((item, i) => {
     const path = `spec.items[${i}]`;
-    if (item?.dashboard === undefined && item?.tag === undefined) problems.push({ path, message: 'names nothing: give either dashboard: {name} or tag' });
+    if (item?.dashboard === undefined && item?.tag === undefined)
+      problems.push({ path, message: 'names nothing: give either dashboard: {name} or tag' });
     else if (item.dashboard !== undefined && item.tag !== undefined)
-      problems.push({ path, message: 'has both dashboard and tag: one item shows either one dashboard or the dashboards of a tag; make two items' });
-    else if (item.dashboard !== undefined && item.project !== undefined) problems.push({ path: `${path}.project`, message: 'goes with tag only: the project of a dashboard is dashboard.project' });
+      problems.push({
+        path,
+        message: 'has both dashboard and tag: one item shows either one dashboard or the dashboards of a tag; make two items',
+      });
+    else if (item.dashboard !== undefined && item.project !== undefined)
+      problems.push({ path: `${path}.project`, message: 'goes with tag only: the project of a dashboard is dashboard.project' });
   });
   return problems;
 }

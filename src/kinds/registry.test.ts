@@ -15,13 +15,20 @@ describe('KindRegistry', () => {
     expect(registry.byShortName('DS')?.kind).to.equal('Datasource');
     expect(registry.byShortName('db')?.kind).to.equal('Dashboard');
     expect(registry.byShortName('dashboards')).to.equal(undefined);
-    expect(registry.shortNames().map(([s, d]) => `${s}=${d.kind}`)).to.include.members(['proj=Project', 'prj=Project', 'rb=RoleBinding', 'grb=GlobalRoleBinding']);
+    expect(registry.shortNames().map(([s, d]) => `${s}=${d.kind}`)).to.include.members([
+      'proj=Project',
+      'prj=Project',
+      'rb=RoleBinding',
+      'grb=GlobalRoleBinding',
+    ]);
   });
 
   it('refuses a short name that is taken, names a kind or a plural, or is not lower case', () => {
     const base = registry.all();
     const withShort = (kind: string, shortNames: string[]) => base.map((d) => (d.kind === kind ? { ...d, shortNames } : d));
-    expect(() => new KindRegistry(withShort('Folder', ['ds']))).to.throw(/short name "ds" of (Folder|Datasource) must be lower case and name no other kind/);
+    expect(() => new KindRegistry(withShort('Folder', ['ds']))).to.throw(
+      /short name "ds" of (Folder|Datasource) must be lower case and name no other kind/,
+    );
     expect(() => new KindRegistry(withShort('Folder', ['dashboards']))).to.throw(/short name "dashboards"/);
     expect(() => new KindRegistry(withShort('Folder', ['user']))).to.throw(/short name "user"/);
     expect(() => new KindRegistry(withShort('Folder', ['Fo']))).to.throw(/lower case/);
@@ -32,13 +39,26 @@ describe('KindRegistry', () => {
     const role = registry.byName('Role') as KindDescriptor;
     const ctx = { kinds: registry.scopes, projectKind: registry.projectKind.kind, config: resolveConfig() } as HookContext;
     const refused = async (scope: string) => {
-      const obj: Envelope = { kind: 'Role', metadata: { name: 'r', project: 'p', createdAt: T, updatedAt: T, version: 0 }, spec: { permissions: [{ actions: ['read'], scopes: [scope] }] } };
+      const obj: Envelope = {
+        kind: 'Role',
+        metadata: { name: 'r', project: 'p', createdAt: T, updatedAt: T, version: 0 },
+        spec: { permissions: [{ actions: ['read'], scopes: [scope] }] },
+      };
       return (await role.hooks!.validate!(obj, ctx, { principal: { name: 'x', anonymous: false } })).length > 0;
     };
     const globalOnly: string[] = [];
     for (const kind of registry.scopes.keys()) if (await refused(kind)) globalOnly.push(kind);
     // the list role.ts used to spell out
-    expect(globalOnly.sort()).to.deep.equal(['GlobalDatasource', 'GlobalRole', 'GlobalRoleBinding', 'GlobalSecret', 'GlobalServiceAccount', 'GlobalVariable', 'Group', 'User']);
+    expect(globalOnly.sort()).to.deep.equal([
+      'GlobalDatasource',
+      'GlobalRole',
+      'GlobalRoleBinding',
+      'GlobalSecret',
+      'GlobalServiceAccount',
+      'GlobalVariable',
+      'Group',
+      'User',
+    ]);
     expect(await refused('Project'), 'read on its own project').to.equal(false);
     expect(await refused('AuditEvent')).to.equal(false);
   });

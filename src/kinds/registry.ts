@@ -20,7 +20,8 @@ export class KindRegistry {
     }
     for (const d of descriptors) {
       for (const s of d.shortNames ?? []) {
-        if (s !== s.toLowerCase() || this.byShort.has(s) || this.byKind.has(s) || this.byPlural.has(s)) throw new Error(`short name "${s}" of ${d.kind} must be lower case and name no other kind`);
+        if (s !== s.toLowerCase() || this.byShort.has(s) || this.byKind.has(s) || this.byPlural.has(s))
+          throw new Error(`short name "${s}" of ${d.kind} must be lower case and name no other kind`);
         this.byShort.set(s, this.byKind.get(d.kind.toLowerCase())!);
       }
     }

@@ -11,7 +11,12 @@ function globalSubjectProblems(obj: GlobalRoleBindingObject, ctx: HookContext): 
   const subjects = obj.spec.subjects ?? [];
   return subjects.flatMap((s, i) =>
     typeof s?.kind === 'string' && ctx.kinds.get(s.kind) === 'project'
-      ? [{ path: `spec.subjects[${i}].kind`, message: `a ${s.kind} lives in a project: bind it with a RoleBinding of its project, or use a global subject kind here` }]
+      ? [
+          {
+            path: `spec.subjects[${i}].kind`,
+            message: `a ${s.kind} lives in a project: bind it with a RoleBinding of its project, or use a global subject kind here`,
+          },
+        ]
       : [],
   );
 }

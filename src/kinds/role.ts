@@ -18,7 +18,10 @@ function scopeProblems(obj: RoleObject | GlobalRoleObject, ctx: HookContext, pro
   const perms = obj.spec.permissions ?? [];
   perms.forEach((p, i) => {
     if (p?.folders !== undefined && Array.isArray(p.scopes) && !p.scopes.some((s) => FOLDER_SCOPES.includes(s))) {
-      out.push({ path: `spec.permissions[${i}].folders`, message: 'covers folders and the dashboards they list: add Folder, Dashboard or "*" to scopes' });
+      out.push({
+        path: `spec.permissions[${i}].folders`,
+        message: 'covers folders and the dashboards they list: add Folder, Dashboard or "*" to scopes',
+      });
     }
   });
   perms.forEach((p, i) =>
@@ -45,7 +48,8 @@ function canonicalPermissions(body: Record<string, unknown>, ctx?: HookContext):
   const kinds = new Map([...(ctx?.kinds.keys() ?? [])].map((k) => [k.toLowerCase(), k]));
   for (const p of perms) {
     if (isObj(p) && Array.isArray(p.actions)) p.actions = p.actions.map((a: unknown) => (typeof a === 'string' ? a.toLowerCase() : a));
-    if (isObj(p) && Array.isArray(p.scopes)) p.scopes = p.scopes.map((s: unknown) => (typeof s === 'string' ? (kinds.get(s.toLowerCase()) ?? s) : s));
+    if (isObj(p) && Array.isArray(p.scopes))
+      p.scopes = p.scopes.map((s: unknown) => (typeof s === 'string' ? (kinds.get(s.toLowerCase()) ?? s) : s));
   }
 }
 

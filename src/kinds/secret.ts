@@ -35,7 +35,11 @@ function fileProblems(spec: SecretSpec, filesDir: string | undefined): ErrorDeta
     const value = getPath(spec, `${block}.${field}`);
     const path = `spec.${block}.${field}`;
     if (typeof filesDir !== 'string' || filesDir === '') {
-      out.push({ path, message: 'file references are refused because security.secret_files_dir is not set; put the value itself in the secret, or ask the administrator to set that directory' });
+      out.push({
+        path,
+        message:
+          'file references are refused because security.secret_files_dir is not set; put the value itself in the secret, or ask the administrator to set that directory',
+      });
       continue;
     }
     const root = resolve(filesDir);
@@ -67,11 +71,16 @@ const OWN_PARAMS = ['client_id', 'client_secret'];
 
 /** The token endpoint is one the proxy can call, and endpointParams leave the client's own parameters alone. */
 function oauthProblems(oauth: NonNullable<SecretSpec['oauth']>): ErrorDetail[] {
-  const out = urlProblems(oauth.tokenURL, 'spec.oauth.tokenURL', { example: 'https://auth.example.com/oauth2/token', credentials: 'put them in clientID and clientSecret' });
+  const out = urlProblems(oauth.tokenURL, 'spec.oauth.tokenURL', {
+    example: 'https://auth.example.com/oauth2/token',
+    credentials: 'put them in clientID and clientSecret',
+  });
   for (const k of Object.keys(oauth.endpointParams ?? {})) {
     const path = joinPath('spec.oauth.endpointParams', k);
-    if (OWN_PARAMS.includes(k)) out.push({ path, message: `is sent by the proxy itself; set spec.oauth.${k === 'client_id' ? 'clientID' : 'clientSecret'} instead` });
-    else if (k === 'scope' && oauth.scopes?.length) out.push({ path, message: 'conflicts with spec.oauth.scopes; list the scopes there only' });
+    if (OWN_PARAMS.includes(k))
+      out.push({ path, message: `is sent by the proxy itself; set spec.oauth.${k === 'client_id' ? 'clientID' : 'clientSecret'} instead` });
+    else if (k === 'scope' && oauth.scopes?.length)
+      out.push({ path, message: 'conflicts with spec.oauth.scopes; list the scopes there only' });
   }
   return out;
 }
@@ -80,7 +89,14 @@ const hooks: KindHooks<SecretObject | GlobalSecretObject> = {
   validate: (obj, ctx) => [...secretProblems(obj.spec), ...fileProblems(obj.spec, ctx.config.security.secret_files_dir)],
 };
 /** Masked in every response, as Perses does (its PublicSecret hides the TLS material too). */
-const sensitive = ['spec.basicAuth.password', 'spec.authorization.credentials', 'spec.oauth.clientSecret', 'spec.tlsConfig.ca', 'spec.tlsConfig.cert', 'spec.tlsConfig.key'];
+const sensitive = [
+  'spec.basicAuth.password',
+  'spec.authorization.credentials',
+  'spec.oauth.clientSecret',
+  'spec.tlsConfig.ca',
+  'spec.tlsConfig.cert',
+  'spec.tlsConfig.key',
+];
 
 export const secret: KindDescriptor<SecretObject> = {
   kind: 'Secret',

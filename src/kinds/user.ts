@@ -31,7 +31,15 @@ export const user: KindDescriptor<UserObject> = {
       if (!isObj(spec) || spec.password === undefined || (spec.nativeProvider !== undefined && !isObj(spec.nativeProvider))) return;
       const native = isObj(spec.nativeProvider) ? spec.nativeProvider : {};
       if (native.password !== undefined && native.password !== spec.password) {
-        throw invalid([{ path: 'spec.password', message: 'is the older form of spec.nativeProvider.password, which is given too with another value; send one of them' }], 'User');
+        throw invalid(
+          [
+            {
+              path: 'spec.password',
+              message: 'is the older form of spec.nativeProvider.password, which is given too with another value; send one of them',
+            },
+          ],
+          'User',
+        );
       }
       if (native.password === undefined) native.password = spec.password;
       spec.nativeProvider = native;
@@ -47,7 +55,12 @@ export const user: KindDescriptor<UserObject> = {
       const before = JSON.stringify(call.current ? getPath(call.current, OAUTH) : undefined);
       if (JSON.stringify(getPath(obj, OAUTH)) === before) return [];
       if (!call.current && !call.signUp) return awaitedProblems(obj, configuredIssuers(ctx.config.security));
-      return [{ path: OAUTH, message: 'is recorded by dashplane when the user signs in through an external provider; remove it from the request' }];
+      return [
+        {
+          path: OAUTH,
+          message: 'is recorded by dashplane when the user signs in through an external provider; remove it from the request',
+        },
+      ];
     },
     /** The same password sent again (not its hash) is checked against the stored hash, never hashed again. */
     async matchesStored(_path, sent, stored, ctx) {
@@ -70,14 +83,26 @@ export const user: KindDescriptor<UserObject> = {
  * under this name records the rest), and such a user has no password.
  */
 function awaitedProblems(obj: UserObject, issuers: readonly string[]): ErrorDetail[] {
-  const known = issuers.length ? `one of ${issuers.map((i) => JSON.stringify(i)).join(', ')}` : 'the issuer of a configured identity provider (none is configured)';
+  const known = issuers.length
+    ? `one of ${issuers.map((i) => JSON.stringify(i)).join(', ')}`
+    : 'the issuer of a configured identity provider (none is configured)';
   const problems: ErrorDetail[] = (obj.spec.oauthProviders ?? []).flatMap((b, i) => {
     const path = `${OAUTH}[${i}]`;
     const extra = Object.keys(b).filter((k) => k !== 'issuer');
-    if (extra.length) return [{ path: `${path}.${extra[0]}`, message: `is recorded by dashplane at the user's first sign-in; give only "issuer" to create a user for an identity provider` }];
+    if (extra.length)
+      return [
+        {
+          path: `${path}.${extra[0]}`,
+          message: `is recorded by dashplane at the user's first sign-in; give only "issuer" to create a user for an identity provider`,
+        },
+      ];
     if (!issuers.includes(b.issuer ?? '')) return [{ path: `${path}.issuer`, message: `must be ${known}` }];
     return [];
   });
-  if (getPath(obj, PASSWORD) !== undefined) problems.push({ path: PASSWORD, message: `a user of an identity provider (${OAUTH}) signs in there and has no password; remove one of them` });
+  if (getPath(obj, PASSWORD) !== undefined)
+    problems.push({
+      path: PASSWORD,
+      message: `a user of an identity provider (${OAUTH}) signs in there and has no password; remove one of them`,
+    });
   return problems;
 }

@@ -22,7 +22,13 @@ function nameProblems(name: unknown): ErrorDetail[] {
       },
     ];
   }
-  if (name.startsWith('__')) return [{ path: 'metadata.name', message: `variable name '${name}' can not have builtin variable prefix: __ (reserved for built-in variables)` }];
+  if (name.startsWith('__'))
+    return [
+      {
+        path: 'metadata.name',
+        message: `variable name '${name}' can not have builtin variable prefix: __ (reserved for built-in variables)`,
+      },
+    ];
   return [];
 }
 

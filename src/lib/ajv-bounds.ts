@@ -54,7 +54,9 @@ export function boundErrorCollection(code: string): string {
       return `if (++errors > ${MAX_SCHEMA_ERRORS}) throw schemaErrorOverflow(vErrors);`;
     });
   if (/vErrors\.concat\(/.test(out) || (/\bvErrors\b/.test(code) && merges + counts === 0)) {
-    throw new Error('ajv-bounds: the validator code has a shape this rewrite does not know (a new ajv version?); update src/lib/ajv-bounds.ts');
+    throw new Error(
+      'ajv-bounds: the validator code has a shape this rewrite does not know (a new ajv version?); update src/lib/ajv-bounds.ts',
+    );
   }
   return merges + counts === 0 ? code : `${HELPER}\n${out}`;
 }

@@ -29,40 +29,83 @@ describe("datasource references and Perses' resolution (src/lib/datasource-refs.
           spec: {
             plugin: plugin('TimeSeriesChart'),
             queries: [
-              { kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery', { datasource: { kind: 'PrometheusDatasource', name: 'x' } }) } },
+              {
+                kind: 'TimeSeriesQuery',
+                spec: { plugin: plugin('PrometheusTimeSeriesQuery', { datasource: { kind: 'PrometheusDatasource', name: 'x' } }) },
+              },
               { kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery') } },
-              { kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery', { datasource: { kind: 'PrometheusDatasource', name: '${ds}' } }) } },
+              {
+                kind: 'TimeSeriesQuery',
+                spec: { plugin: plugin('PrometheusTimeSeriesQuery', { datasource: { kind: 'PrometheusDatasource', name: '${ds}' } }) },
+              },
               { kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery', { datasource: '$ds' }) } },
             ],
           },
         },
       },
-      variables: [{ kind: 'ListVariable', spec: { name: 'v', plugin: plugin('PrometheusLabelValuesVariable', { labelName: 'job', datasource: { kind: 'PrometheusDatasource' } }) } }],
+      variables: [
+        {
+          kind: 'ListVariable',
+          spec: {
+            name: 'v',
+            plugin: plugin('PrometheusLabelValuesVariable', { labelName: 'job', datasource: { kind: 'PrometheusDatasource' } }),
+          },
+        },
+      ],
     };
     expect(datasourceRefs(spec, fallback)).to.deep.equal([
-      { path: 'spec.panels.a.spec.queries[0].spec.plugin.spec.datasource', selector: { kind: 'PrometheusDatasource', name: 'x' }, implicit: false },
+      {
+        path: 'spec.panels.a.spec.queries[0].spec.plugin.spec.datasource',
+        selector: { kind: 'PrometheusDatasource', name: 'x' },
+        implicit: false,
+      },
       { path: 'spec.panels.a.spec.queries[1].spec.plugin', selector: { kind: 'PrometheusDatasource' }, implicit: true },
       { path: 'spec.variables[0].spec.plugin.spec.datasource', selector: { kind: 'PrometheusDatasource' }, implicit: false },
     ]);
   });
 
   it('resolves in the dashboard (by key, of that kind), then the project (exact name, then any case), then the global scope', () => {
-    const scopes = { dashboard: [ds('mine', true), ds('tempo', false, 'TempoDatasource')], project: [ds('Main'), ds('main'), ds('proj-default', true)], global: [ds('shared', true), ds('Main')] };
+    const scopes = {
+      dashboard: [ds('mine', true), ds('tempo', false, 'TempoDatasource')],
+      project: [ds('Main'), ds('main'), ds('proj-default', true)],
+      global: [ds('shared', true), ds('Main')],
+    };
     expect(resolveDatasource({ kind: 'PrometheusDatasource' }, scopes)).to.deep.include({ scope: 'dashboard' });
-    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'main' }, scopes)).to.deep.equal({ scope: 'project', datasource: ds('main') });
-    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'MAIN' }, scopes)).to.deep.equal({ scope: 'project', datasource: ds('Main') });
-    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'tempo' }, scopes), 'a local datasource of another kind does not answer').to.equal(undefined);
-    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'shared' }, scopes)).to.deep.equal({ scope: 'global', datasource: ds('shared', true) });
-    expect(resolveDatasource({ kind: 'PrometheusDatasource' }, { project: [ds('p')], global: [ds('g', true)] })).to.deep.equal({ scope: 'global', datasource: ds('g', true) });
+    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'main' }, scopes)).to.deep.equal({
+      scope: 'project',
+      datasource: ds('main'),
+    });
+    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'MAIN' }, scopes)).to.deep.equal({
+      scope: 'project',
+      datasource: ds('Main'),
+    });
+    expect(
+      resolveDatasource({ kind: 'PrometheusDatasource', name: 'tempo' }, scopes),
+      'a local datasource of another kind does not answer',
+    ).to.equal(undefined);
+    expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'shared' }, scopes)).to.deep.equal({
+      scope: 'global',
+      datasource: ds('shared', true),
+    });
+    expect(resolveDatasource({ kind: 'PrometheusDatasource' }, { project: [ds('p')], global: [ds('g', true)] })).to.deep.equal({
+      scope: 'global',
+      datasource: ds('g', true),
+    });
     expect(resolveDatasource({ kind: 'PrometheusDatasource', name: 'nope' }, { project: [], global: undefined })).to.equal('unknown');
   });
 
   it('reports what no scope has, and says so when the global scope could not be read; nothing when the project could not be', () => {
-    const spec = { panels: { a: { kind: 'Panel', spec: { queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery') } }] } } } };
+    const spec = {
+      panels: {
+        a: { kind: 'Panel', spec: { queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: plugin('PrometheusTimeSeriesQuery') } }] } },
+      },
+    };
     expect(missingDatasources(spec, fallback, { project: [ds('p')], global: [] }, 'web').map((m) => m.message)).to.deep.equal([
       'names no datasource, so it asks for the default datasource of kind PrometheusDatasource, which is not in project "web" or the global datasources: make a datasource of that kind the default, or name one',
     ]);
-    expect(missingDatasources(spec, fallback, { project: [ds('p')] }, 'web')[0].message).to.contain('which is not in project "web" (the global datasources could not be checked)');
+    expect(missingDatasources(spec, fallback, { project: [ds('p')] }, 'web')[0].message).to.contain(
+      'which is not in project "web" (the global datasources could not be checked)',
+    );
     expect(missingDatasources(spec, fallback, { global: [] }, 'web')).to.deep.equal([]);
     expect(missingDatasources(spec, fallback, { project: [ds('p', true)], global: [] }, 'web')).to.deep.equal([]);
   });

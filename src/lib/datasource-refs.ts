@@ -80,8 +80,12 @@ export function fallbackDatasourceKinds(plugins: readonly PluginEntry[]): Map<st
 }
 
 /** GET /api/v1/plugins (Perses PluginModule objects) as plugin entries. */
-export function pluginEntries(modules: readonly { metadata?: { name?: string }; spec?: { plugins?: { kind: string; spec: { name: string } }[] } }[]): PluginEntry[] {
-  return modules.flatMap((m, i) => (m.spec?.plugins ?? []).map((p) => ({ module: m.metadata?.name ?? String(i), type: p.kind, kind: p.spec.name })));
+export function pluginEntries(
+  modules: readonly { metadata?: { name?: string }; spec?: { plugins?: { kind: string; spec: { name: string } }[] } }[],
+): PluginEntry[] {
+  return modules.flatMap((m, i) =>
+    (m.spec?.plugins ?? []).map((p) => ({ module: m.metadata?.name ?? String(i), type: p.kind, kind: p.spec.name })),
+  );
 }
 
 /**
@@ -104,7 +108,8 @@ export function datasourceRefs(spec: unknown, fallback: ReadonlyMap<string, stri
       if (k !== 'datasource') walk(v, joinPath(path, k), depth + 1);
       else if (isObj(v) && typeof v.kind === 'string') {
         const name = typeof v.name === 'string' && v.name !== '' ? v.name : undefined;
-        if (name === undefined || !name.includes('$')) out.push({ path: joinPath(path, k), selector: { kind: v.kind, ...(name !== undefined ? { name } : {}) }, implicit: false });
+        if (name === undefined || !name.includes('$'))
+          out.push({ path: joinPath(path, k), selector: { kind: v.kind, ...(name !== undefined ? { name } : {}) }, implicit: false });
       }
     }
   };
@@ -116,7 +121,9 @@ export function datasourceRefs(spec: unknown, fallback: ReadonlyMap<string, stri
 /** A dashboard's own datasources (`spec.datasources`, keyed by name). */
 export function localDatasources(spec: unknown): KnownDatasource[] {
   const ds = isObj(spec) && isObj(spec.datasources) ? spec.datasources : {};
-  return Object.entries(ds).flatMap(([name, d]) => (isObj(d) && isObj(d.plugin) && typeof d.plugin.kind === 'string' ? [{ name, kind: d.plugin.kind, isDefault: d.default === true }] : []));
+  return Object.entries(ds).flatMap(([name, d]) =>
+    isObj(d) && isObj(d.plugin) && typeof d.plugin.kind === 'string' ? [{ name, kind: d.plugin.kind, isDefault: d.default === true }] : [],
+  );
 }
 
 /**
@@ -136,10 +143,15 @@ export function pickDatasource<T extends KnownDatasource>(all: readonly T[], sel
  * the global ones. Undefined when no known scope has it; `unknown` when it is in none of the known
  * scopes but a scope could not be read.
  */
-export function resolveDatasource(selector: DatasourceSelector, scopes: DatasourceScopes): { scope: DatasourceScope; datasource: KnownDatasource } | 'unknown' | undefined {
+export function resolveDatasource(
+  selector: DatasourceSelector,
+  scopes: DatasourceScopes,
+): { scope: DatasourceScope; datasource: KnownDatasource } | 'unknown' | undefined {
   const local = scopes.dashboard ?? [];
   const mine =
-    selector.name === undefined || selector.name === '' ? local.find((d) => d.kind === selector.kind && d.isDefault) : local.find((d) => d.name === selector.name && d.kind === selector.kind);
+    selector.name === undefined || selector.name === ''
+      ? local.find((d) => d.kind === selector.kind && d.isDefault)
+      : local.find((d) => d.name === selector.name && d.kind === selector.kind);
   if (mine) return { scope: 'dashboard', datasource: mine };
   for (const scope of ['project', 'global'] as const) {
     const found = scopes[scope] && pickDatasource(scopes[scope], selector);
@@ -166,7 +178,11 @@ export interface LookedIn {
  * name another`.
  */
 export function notFoundSentence(ref: Pick<DatasourceRef, 'selector' | 'implicit'>, looked: LookedIn): string {
-  const places = [...(looked.dashboard ? ["this dashboard's own datasources"] : []), ...(looked.project ? [`project "${looked.project}"`] : []), ...(looked.global ? ['the global datasources'] : [])];
+  const places = [
+    ...(looked.dashboard ? ["this dashboard's own datasources"] : []),
+    ...(looked.project ? [`project "${looked.project}"`] : []),
+    ...(looked.global ? ['the global datasources'] : []),
+  ];
   const listed = places.length > 1 ? `${places.slice(0, -1).join(', ')} or ${places[places.length - 1]}` : (places[0] ?? 'any datasource');
   const where = looked.global ? listed : `${listed} (the global datasources could not be checked)`;
   return ref.selector.name

@@ -5,7 +5,8 @@ import { contains, covers, formatIp, mappedIPv4, parseCidr, parseIp, tunnelledIP
 
 const random32 = () => randomBytes(4).readUInt32BE();
 /** One inet_aton part of `value`: decimal, octal or hex, in either case. */
-const part = (value: number) => [String(value), `0${value.toString(8)}`, `0x${value.toString(16)}`, `0X${value.toString(16).toUpperCase()}`][randomInt(4)];
+const part = (value: number) =>
+  [String(value), `0${value.toString(8)}`, `0x${value.toString(16)}`, `0X${value.toString(16).toUpperCase()}`][randomInt(4)];
 
 /** A random inet_aton spelling of an IPv4 address: 1 to 4 parts, the last one filling the bytes left. */
 function inetAtonForm(value: number): string {
@@ -56,7 +57,22 @@ describe('IP addresses: one parser for every form', () => {
   });
 
   it('refuses what is not an address (names stay names)', () => {
-    for (const text of ['localhost', 'foo.localhost', 'example.com', '1.2.3.4.5', '256.1.1.1', '1.16777216', '08.1.1.1', '1..2', '', ':::', '1:2:3:4:5:6:7:8:9', '::1::', 'g::1', '1.2.3.4::']) {
+    for (const text of [
+      'localhost',
+      'foo.localhost',
+      'example.com',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '1.16777216',
+      '08.1.1.1',
+      '1..2',
+      '',
+      ':::',
+      '1:2:3:4:5:6:7:8:9',
+      '::1::',
+      'g::1',
+      '1.2.3.4::',
+    ]) {
       expect(parseIp(text), text).to.equal(undefined);
     }
   });

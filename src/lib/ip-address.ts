@@ -117,7 +117,8 @@ const RFC6052: Record<number, [number, number][]> = {
   96: [[96, 32]],
 };
 
-const rfc6052 = (value: bigint, prefix: number) => RFC6052[prefix].reduce((acc, [from, len]) => (acc << BigInt(len)) | bits128(value, from, len), 0n);
+const rfc6052 = (value: bigint, prefix: number) =>
+  RFC6052[prefix].reduce((acc, [from, len]) => (acc << BigInt(len)) | bits128(value, from, len), 0n);
 
 /**
  * The IPv4 address this host's own stack connects to for an IPv6 address: IPv4-mapped

@@ -19,4 +19,6 @@ export function deferredLog(): { log: LogFn; attach(to: LogFn): void } {
 
 /** Standard error, for the commands that run without the server's logger (backup, restore, migrate-store). */
 export const consoleLog: LogFn = (level, msg, err) =>
-  console.error(`dashplane: ${level === 'info' ? '' : `${level}: `}${msg}${err instanceof Error && !msg.includes(err.message) ? ` (${err.message})` : ''}`);
+  console.error(
+    `dashplane: ${level === 'info' ? '' : `${level}: `}${msg}${err instanceof Error && !msg.includes(err.message) ? ` (${err.message})` : ''}`,
+  );

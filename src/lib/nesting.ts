@@ -49,7 +49,11 @@ const STACK_SLACK = 2;
  * (A `key: value` inside `[...]` composes into a one-pair mapping, so the parsed value may be up
  * to twice as deep: check the value's depth afterwards for the exact limit.)
  */
-export function parseYamlDocuments(text: string, maxDepth: number, options: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
+export function parseYamlDocuments(
+  text: string,
+  maxDepth: number,
+  options: ParseOptions & DocumentOptions & SchemaOptions = {},
+): Document.Parsed[] {
   const { Composer, Lexer, Parser } = yamlModule();
   const parser = new Parser(options.lineCounter?.addNewLine);
   options.lineCounter?.addNewLine(0); // what Parser.parse does first
@@ -70,7 +74,8 @@ export function valueDepthExceeds(value: unknown, limit: number): boolean {
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;
 }

@@ -24,7 +24,10 @@ describe('schema errors in words', () => {
   it('with two alternatives (oneOf), the misspelling comes before what the other alternative misses', () => {
     const validate = ajv.compile({ oneOf: [closed(['directUrl']), closed(['proxy'])] }) as unknown as ValidateFunction;
     const details = schemaErrors(validate, { direct_url: 'http://x' }, 'spec');
-    expect(details[0]).to.deep.equal({ path: 'spec.direct_url', message: 'is not a known field here: did you mean "directUrl" (which is required)?' });
+    expect(details[0]).to.deep.equal({
+      path: 'spec.direct_url',
+      message: 'is not a known field here: did you mean "directUrl" (which is required)?',
+    });
     expect(details.map((d) => d.path)).to.include('spec.proxy');
   });
 
@@ -65,7 +68,11 @@ describe('schema errors at volume (COST-02)', () => {
     expect(thrown).to.be.instanceOf(ApiError);
     const e = thrown as ApiError;
     expect(e.reason).to.equal('Invalid');
-    expect(e.message).to.match(new RegExp(`^invalid List: more than ${MAX_SCHEMA_ERRORS} problems \\(the first ${MAX_DETAILS} are listed\\), first: \\[0\\]\\.name: is required`));
+    expect(e.message).to.match(
+      new RegExp(
+        `^invalid List: more than ${MAX_SCHEMA_ERRORS} problems \\(the first ${MAX_DETAILS} are listed\\), first: \\[0\\]\\.name: is required`,
+      ),
+    );
     expect(e.details).to.have.length(MAX_DETAILS);
     expect(e.details![1]).to.deep.equal({ path: '[0].nam', message: 'is not a known field here; remove it or check its spelling' });
   });
@@ -87,7 +94,10 @@ describe('schema errors at volume (COST-02)', () => {
 describe('schema errors of long keys (COST-02)', () => {
   it('a path through a key of megabytes keeps its start and its end (the field at fault), within about 1,000 characters', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
-    const validate = ajv.compile({ type: 'object', additionalProperties: { type: 'object', required: ['kind'] } }) as unknown as ValidateFunction;
+    const validate = ajv.compile({
+      type: 'object',
+      additionalProperties: { type: 'object', required: ['kind'] },
+    }) as unknown as ValidateFunction;
     const key = 'k'.repeat(1_000_000);
     const [detail] = schemaErrors(validate, { [key]: {} }, 'spec.panels');
     expect(detail.message).to.equal('is required');

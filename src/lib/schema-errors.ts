@@ -22,8 +22,11 @@ export interface AjvLikeError {
 /** What the schemas' patterns mean, in words (a pattern alone tells a user little). */
 const PATTERN_WORDS: Record<string, (value: unknown) => string> = {
   '^(?!__)[0-9]*[^0-9\\W]\\w*$': (v) =>
-    typeof v === 'string' && v.startsWith('__') ? 'must not start with "__": that is the builtin variable prefix' : 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")',
-  '^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$': () => 'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)',
+    typeof v === 'string' && v.startsWith('__')
+      ? 'must not start with "__": that is the builtin variable prefix'
+      : 'must be letters, digits and "_", not only digits (e.g. "instance", "job_2")',
+  '^(\\d+y)?(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$': () =>
+    'must be a duration such as "30s", "5m", "1h30m" or "7d" (units y, w, d, h, m, s, ms, in that order)',
   '^[a-zA-Z0-9_.-]+$': () => 'may only contain a-z, A-Z, 0-9, "_", "-" and "." (no spaces or other characters)',
   '^#/spec/panels/[a-zA-Z0-9_.-]+$': () => 'must be "#/spec/panels/<key>" naming a panel of this dashboard',
   '^\\S(?:.*\\S)?$': () => 'must not start or end with spaces',
@@ -63,7 +66,8 @@ function toDetails(errors: readonly AjvLikeError[], data: unknown, basePath = ''
       paths.set(e.instancePath, at);
     }
     const described = describe(e, at, data);
-    const meant = e.keyword === 'additionalProperties' ? respelled.meant.get(`${e.instancePath}/${String(e.params.additionalProperty)}`) : undefined;
+    const meant =
+      e.keyword === 'additionalProperties' ? respelled.meant.get(`${e.instancePath}/${String(e.params.additionalProperty)}`) : undefined;
     // clipped here already: a key of megabytes would otherwise be copied into every string below
     const path = clipPath(described.path);
     const message = meant ? `is not a known field here: did you mean "${meant}" (which is required)?` : clip(described.message);
@@ -112,9 +116,13 @@ function describe(e: AjvLikeError, at: string, data: unknown): ErrorDetail {
   const path = e.propertyName !== undefined ? joinPath(at, e.propertyName) : at;
   const p = e.params;
   if (e.propertyName !== undefined && e.keyword === 'pattern') {
-    return { path, message: `is not a valid key here: it ${PATTERN_WORDS[String(p.pattern)]?.(e.propertyName) ?? `must match the pattern ${String(p.pattern)}`}` };
+    return {
+      path,
+      message: `is not a valid key here: it ${PATTERN_WORDS[String(p.pattern)]?.(e.propertyName) ?? `must match the pattern ${String(p.pattern)}`}`,
+    };
   }
-  if (e.propertyName !== undefined && e.keyword === 'maxLength') return { path, message: `is not a valid key here: it must be at most ${String(p.limit)} characters long` };
+  if (e.propertyName !== undefined && e.keyword === 'maxLength')
+    return { path, message: `is not a valid key here: it must be at most ${String(p.limit)} characters long` };
   switch (e.keyword) {
     case 'required':
       return { path: joinPath(path, String(p.missingProperty)), message: 'is required' };

@@ -75,7 +75,9 @@ export function termsOf(obj: Searchable, max = MAX_TERMS): ObjectTerms {
   for (const tag of obj.metadata.tags ?? []) add(tag, 'b');
   if (obj.metadata.project) add(obj.metadata.project, 'p');
   walkStrings(obj.spec, (s) => add(s, 's'));
-  const exact = [...new Set([obj.metadata.name, title].filter((s): s is string => s !== undefined && isOneWord(s)).map((s) => s.toLowerCase()))];
+  const exact = [
+    ...new Set([obj.metadata.name, title].filter((s): s is string => s !== undefined && isOneWord(s)).map((s) => s.toLowerCase())),
+  ];
   if (terms.size > max) return { terms: new Map(), exact, overflow: true };
   return { terms, exact, overflow: false };
 }
@@ -175,5 +177,7 @@ function isWordChar(s: string, i: number): boolean {
 
 // ASCII by its code; other characters by what Unicode says of them (`c` is s.charCodeAt(i))
 const isDigit = (c: number, s: string, i: number) => (c < 128 ? c >= 48 && c <= 57 : DIGIT.test(s[i]));
-const isUpper = (c: number, s: string, i: number) => (c < 128 ? c >= 65 && c <= 90 : s[i] !== s[i].toLowerCase() && s[i] === s[i].toUpperCase());
-const isLower = (c: number, s: string, i: number) => (c < 128 ? c >= 97 && c <= 122 : s[i] !== s[i].toUpperCase() && s[i] === s[i].toLowerCase());
+const isUpper = (c: number, s: string, i: number) =>
+  c < 128 ? c >= 65 && c <= 90 : s[i] !== s[i].toLowerCase() && s[i] === s[i].toUpperCase();
+const isLower = (c: number, s: string, i: number) =>
+  c < 128 ? c >= 97 && c <= 122 : s[i] !== s[i].toUpperCase() && s[i] === s[i].toLowerCase();

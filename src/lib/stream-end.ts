@@ -19,7 +19,10 @@ export class StreamEnd {
    * was sent; undefined when the client cannot resume (it must drop what it holds and start over).
    */
   error(resumeFrom: number | undefined): ApiError {
-    const again = resumeFrom !== undefined ? `watch again with since=${resumeFrom}` : 'watch again without since (the stream starts over with an ADDED event for every current object)';
+    const again =
+      resumeFrom !== undefined
+        ? `watch again with since=${resumeFrom}`
+        : 'watch again without since (the stream starts over with an ADDED event for every current object)';
     return new ApiError(this.reason, `${this.why}; ${this.fix}, then ${again}`);
   }
 }

@@ -9,7 +9,20 @@ describe('unifiedDiff', () => {
     const before = lines(20);
     const after = before.replace('line 10\n', 'line ten\n');
     expect(unifiedDiff(before, after, { from: 'live', to: 'file' })).to.equal(
-      ['--- live', '+++ file', '@@ -7,7 +7,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13', ''].join('\n'),
+      [
+        '--- live',
+        '+++ file',
+        '@@ -7,7 +7,7 @@',
+        ' line 7',
+        ' line 8',
+        ' line 9',
+        '-line 10',
+        '+line ten',
+        ' line 11',
+        ' line 12',
+        ' line 13',
+        '',
+      ].join('\n'),
     );
   });
 

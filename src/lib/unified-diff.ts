@@ -127,7 +127,15 @@ export function colourDiff(text: string, paint: (colour: 'bold' | 'red' | 'green
   return text
     .split('\n')
     .map((l) =>
-      l.startsWith('+++') || l.startsWith('---') ? paint('bold', l) : l.startsWith('+') ? paint('green', l) : l.startsWith('-') ? paint('red', l) : l.startsWith('@@') ? paint('cyan', l) : l,
+      l.startsWith('+++') || l.startsWith('---')
+        ? paint('bold', l)
+        : l.startsWith('+')
+          ? paint('green', l)
+          : l.startsWith('-')
+            ? paint('red', l)
+            : l.startsWith('@@')
+              ? paint('cyan', l)
+              : l,
     )
     .join('\n');
 }

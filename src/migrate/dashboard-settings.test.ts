@@ -5,7 +5,14 @@ import { annotationsOf, dashboardLinks, durationOf, refreshOf, tagsOf, timezoneO
 describe('migrate: dashboard settings', () => {
   it('keeps IANA time zones, makes "utc" UTC, and leaves "browser", "default" and unknown zones to the browser', () => {
     const notes: string[] = [];
-    expect(['utc', 'Europe/Paris', 'browser', 'default', '', undefined].map((tz) => timezoneOf(tz, notes))).to.deep.equal(['UTC', 'Europe/Paris', undefined, undefined, undefined, undefined]);
+    expect(['utc', 'Europe/Paris', 'browser', 'default', '', undefined].map((tz) => timezoneOf(tz, notes))).to.deep.equal([
+      'UTC',
+      'Europe/Paris',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(notes).to.deep.equal([]);
     expect(timezoneOf('Mars/Olympus', notes)).to.equal(undefined);
     expect(notes).to.deep.equal(['the time zone "Mars/Olympus" is not known: the browser\'s time zone is used']);
@@ -64,7 +71,9 @@ describe('migrate: dashboard settings', () => {
       { title: 'Runbook', url: 'https://runbooks/$cluster', type: 'link', targetBlank: true, includeVars: true, tooltip: 'help' },
       { title: 'Related', type: 'dashboards', tags: ['k8s'] },
     ]);
-    expect(links).to.deep.equal([{ name: 'Runbook', url: 'https://runbooks/$cluster', tooltip: 'help', targetBlank: true, renderVariables: true }]);
+    expect(links).to.deep.equal([
+      { name: 'Runbook', url: 'https://runbooks/$cluster', tooltip: 'help', targetBlank: true, renderVariables: true },
+    ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['mapped', 'dropped']);
     expect(entries[0].notes[0]).to.match(/variables and time range/);
     expect(entries[1].notes[0]).to.match(/tagged k8s/);
@@ -76,14 +85,25 @@ describe('migrate: dashboard settings', () => {
       {
         list: [
           { builtIn: 1, datasource: '-- Grafana --', name: 'Annotations & Alerts', enable: true },
-          { name: 'Deploys', datasource: { type: 'prometheus', uid: 'abc' }, expr: 'changes(x[5m]) > 0', titleFormat: '{{job}}', tagKeys: 'job, env', iconColor: 'red', enable: false },
+          {
+            name: 'Deploys',
+            datasource: { type: 'prometheus', uid: 'abc' },
+            expr: 'changes(x[5m]) > 0',
+            titleFormat: '{{job}}',
+            tagKeys: 'job, env',
+            iconColor: 'red',
+            enable: false,
+          },
           { name: 'Logs', datasource: { type: 'loki' }, expr: '{job="x"}' },
         ],
       },
       ds,
     );
     expect(annotations).to.deep.equal([
-      { display: { name: 'Deploys', hidden: true, color: 'red' }, plugin: { kind: 'PrometheusPromQLAnnotation', spec: { expr: 'changes(x[5m]) > 0', title: '{{job}}', tags: ['job', 'env'] } } },
+      {
+        display: { name: 'Deploys', hidden: true, color: 'red' },
+        plugin: { kind: 'PrometheusPromQLAnnotation', spec: { expr: 'changes(x[5m]) > 0', title: '{{job}}', tags: ['job', 'env'] } },
+      },
     ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['dropped', 'mapped', 'dropped']);
   });

@@ -6,7 +6,16 @@ import type { ReportEntry } from './report.js';
 
 const DURATION = /^(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$/;
 /** Grafana's duration units in milliseconds (months of 30 days, years of 365). */
-export const UNIT_MS: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, M: 30 * 86400e3, y: 365 * 86400e3 };
+export const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1e3,
+  m: 60e3,
+  h: 3600e3,
+  d: 86400e3,
+  w: 7 * 86400e3,
+  M: 30 * 86400e3,
+  y: 365 * 86400e3,
+};
 
 /** Milliseconds as a Perses duration in its largest exact unit ("90m" stays "90m", 7200000 is "2h"). */
 export function msToDuration(ms: number): string {
@@ -55,7 +64,9 @@ export function refreshOf(refresh: unknown, notes: string[]): string | undefined
   if (refresh === undefined || refresh === null || refresh === false || refresh === '') return undefined;
   if (typeof refresh !== 'string') {
     // Grafana's schema 40 upgrade resets such a refresh to none
-    notes.push(`the refresh setting ${JSON.stringify(refresh)} is not a duration (Grafana reads it as none): the dashboard does not refresh by itself`);
+    notes.push(
+      `the refresh setting ${JSON.stringify(refresh)} is not a duration (Grafana reads it as none): the dashboard does not refresh by itself`,
+    );
     return undefined;
   }
   if (DURATION.test(refresh)) return refresh;
@@ -105,13 +116,26 @@ export function dashboardLinks(links: unknown): { links: Obj[]; entries: ReportE
     const source = `${str(l.type) ?? 'link'} link "${str(l.title) ?? ''}"`;
     const notes: string[] = [];
     if (!str(l.url)) {
-      notes.push(l.type === 'dashboards' ? `a list of the Grafana dashboards tagged ${arr(l.tags).join(', ') || '(any)'} has no equivalent` : 'the link has no URL');
+      notes.push(
+        l.type === 'dashboards'
+          ? `a list of the Grafana dashboards tagged ${arr(l.tags).join(', ') || '(any)'} has no equivalent`
+          : 'the link has no URL',
+      );
       entries.push({ subject: 'link', source, outcome: 'dropped', notes });
       continue;
     }
-    if (l.includeVars === true || l.keepTime === true) notes.push('the link no longer adds the current variables and time range to its URL');
+    if (l.includeVars === true || l.keepTime === true)
+      notes.push('the link no longer adds the current variables and time range to its URL');
     entries.push({ subject: 'link', source, path: `spec.links[${out.length}]`, result: 'link', outcome: 'mapped', notes });
-    out.push(defined({ name: str(l.title), url: l.url, tooltip: str(l.tooltip), targetBlank: l.targetBlank === true ? true : undefined, renderVariables: l.url.includes('$') ? true : undefined }));
+    out.push(
+      defined({
+        name: str(l.title),
+        url: l.url,
+        tooltip: str(l.tooltip),
+        targetBlank: l.targetBlank === true ? true : undefined,
+        renderVariables: l.url.includes('$') ? true : undefined,
+      }),
+    );
   }
   return { links: out, entries };
 }
@@ -145,9 +169,25 @@ export function annotationsOf(annotations: unknown, ds: DatasourceResolver): { a
             .map((t: string) => t.trim())
             .filter(Boolean)
         : undefined;
-    const spec = defined({ datasource: ds.selector('PrometheusDatasource', a.datasource), expr, title: str(a.titleFormat), legend: str(a.textFormat), tags: tags?.length ? tags : undefined });
-    entries.push({ subject: 'annotation', source, path: `spec.annotations[${out.length}]`, result: 'PrometheusPromQLAnnotation', outcome: 'mapped', notes: [] });
-    out.push({ display: defined({ name: str(a.name) ?? 'annotation', hidden: a.enable === false ? true : undefined, color: str(a.iconColor) }), plugin: { kind: 'PrometheusPromQLAnnotation', spec } });
+    const spec = defined({
+      datasource: ds.selector('PrometheusDatasource', a.datasource),
+      expr,
+      title: str(a.titleFormat),
+      legend: str(a.textFormat),
+      tags: tags?.length ? tags : undefined,
+    });
+    entries.push({
+      subject: 'annotation',
+      source,
+      path: `spec.annotations[${out.length}]`,
+      result: 'PrometheusPromQLAnnotation',
+      outcome: 'mapped',
+      notes: [],
+    });
+    out.push({
+      display: defined({ name: str(a.name) ?? 'annotation', hidden: a.enable === false ? true : undefined, color: str(a.iconColor) }),
+      plugin: { kind: 'PrometheusPromQLAnnotation', spec },
+    });
   }
   return { annotations: out, entries };
 }

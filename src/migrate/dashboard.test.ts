@@ -13,21 +13,41 @@ const grafana = {
   timezone: 'browser',
   __inputs: [{ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }],
   templating: { list: [{ type: 'query', name: 'instance', datasource: '${DS_PROMETHEUS}', query: 'label_values(up, instance)' }] },
-  panels: [{ type: 'stat', title: 'Up', datasource: '${DS_PROMETHEUS}', gridPos: { x: 0, y: 0, w: 6, h: 4 }, targets: [{ refId: 'A', expr: 'up{instance="$instance"}' }] }],
+  panels: [
+    {
+      type: 'stat',
+      title: 'Up',
+      datasource: '${DS_PROMETHEUS}',
+      gridPos: { x: 0, y: 0, w: 6, h: 4 },
+      targets: [{ refId: 'A', expr: 'up{instance="$instance"}' }],
+    },
+  ],
 };
 
 describe('migrate: dashboard', () => {
   it('migrates title, description, tags, time range, refresh and the name from the uid', () => {
     const { dashboard } = migrateGrafanaDashboard(grafana, { project: 'ops' });
-    expect(dashboard.metadata).to.deep.equal({ name: 'node-uid', createdAt: '0001-01-01T00:00:00Z', updatedAt: '0001-01-01T00:00:00Z', version: 0, project: 'ops', tags: ['linux'] });
+    expect(dashboard.metadata).to.deep.equal({
+      name: 'node-uid',
+      createdAt: '0001-01-01T00:00:00Z',
+      updatedAt: '0001-01-01T00:00:00Z',
+      version: 0,
+      project: 'ops',
+      tags: ['linux'],
+    });
     expect(dashboard.spec).to.include({ duration: '3h', refreshInterval: '30s' });
     expect(dashboard.spec.display).to.deep.equal({ name: 'Node / Overview', description: 'hosts' });
-    expect(dashboard.spec.layouts).to.deep.equal([{ kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/0' } }] } }]);
+    expect(dashboard.spec.layouts).to.deep.equal([
+      { kind: 'Grid', spec: { items: [{ x: 0, y: 0, width: 6, height: 4, content: { $ref: '#/spec/panels/0' } }] } },
+    ]);
   });
 
   it('accepts Grafana API answers ({dashboard, meta}) and applies input values', () => {
     const { dashboard } = migrateGrafanaDashboard({ dashboard: grafana, meta: { slug: 'x' } }, { input: { DS_PROMETHEUS: 'prom-eu' } });
-    expect(dashboard.spec.panels['0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom-eu' });
+    expect(dashboard.spec.panels['0'].spec.queries[0].spec.plugin.spec.datasource).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'prom-eu',
+    });
     expect(dashboard.spec.variables[0].spec.plugin.spec.datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'prom-eu' });
   });
 
@@ -58,12 +78,17 @@ describe('migrate: dashboard', () => {
   });
 
   it('reports every element, and the text report lists what was not plainly mapped', () => {
-    const { report } = migrateGrafanaDashboard({ ...grafana, panels: [...grafana.panels, { type: 'alertlist', title: 'Alerts', gridPos: { x: 6, y: 0, w: 6, h: 4 } }] });
+    const { report } = migrateGrafanaDashboard({
+      ...grafana,
+      panels: [...grafana.panels, { type: 'alertlist', title: 'Alerts', gridPos: { x: 6, y: 0, w: 6, h: 4 } }],
+    });
     expect(report.summary.panels).to.deep.equal({ total: 2, mapped: 1, approximated: 0, unrendered: 0, placeholder: 1, dropped: 0 });
     expect(report.summary.variables.total).to.equal(1);
     const text = formatReport(report);
     expect(text).to.include('placeholder  panel alertlist "Alerts" -> Markdown (placeholder) at spec.panels.1');
-    expect(text.trim().split('\n').pop()).to.equal('2 panels (1 mapped, 1 placeholder); 1 variables (1 mapped); 1 queries (1 mapped); 0 other settings');
+    expect(text.trim().split('\n').pop()).to.equal(
+      '2 panels (1 mapped, 1 placeholder); 1 variables (1 mapped); 1 queries (1 mapped); 0 other settings',
+    );
   });
 
   it('a Grafana datasource variable becomes a DatasourceVariable that the queries and variables using it name ("$ds"), whatever datasource was chosen', () => {
@@ -80,7 +105,10 @@ describe('migrate: dashboard', () => {
     };
     for (const datasource of [undefined, 'prom-eu']) {
       const { dashboard } = migrateGrafanaDashboard(picking, { datasource });
-      expect(dashboard.spec.variables[0].spec).to.deep.include({ name: 'ds', plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } });
+      expect(dashboard.spec.variables[0].spec).to.deep.include({
+        name: 'ds',
+        plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } },
+      });
       expect(dashboard.spec.variables[0].spec.defaultValue).to.equal(datasource);
       expect(dashboard.spec.variables[1].spec.plugin.spec.datasource).to.equal('$ds');
       expect(dashboard.spec.panels['0'].spec.queries[0].spec.plugin.spec.datasource).to.equal('$ds');

@@ -88,7 +88,9 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
     annotations: annotations.annotations.length > 0 ? annotations.annotations : undefined,
   });
   if (ds.prometheusRefs.size > 1)
-    notes.push(`the Grafana dashboard used ${ds.prometheusRefs.size} Prometheus datasources (${[...ds.prometheusRefs].join(', ')}): all its queries now use ${ds.target('PrometheusDatasource')}`);
+    notes.push(
+      `the Grafana dashboard used ${ds.prometheusRefs.size} Prometheus datasources (${[...ds.prometheusRefs].join(', ')}): all its queries now use ${ds.target('PrometheusDatasource')}`,
+    );
   const { name, notes: nameNotes } = dashboardName(grafana.uid, grafana.title, opts.takenNames, opts.name);
   const tags = tagsOf(grafana.tags, notes);
   const dashboard = {
@@ -96,6 +98,13 @@ export function migrateGrafanaDashboard(input: unknown, opts: MigrateOptions = {
     metadata: defined({ name, createdAt: ZERO_TIME, updatedAt: ZERO_TIME, version: 0, project: opts.project ?? '', tags }),
     spec,
   };
-  report.add({ subject: 'dashboard', source: `dashboard "${str(grafana.title) ?? ''}"`, path: 'metadata.name', result: `Dashboard ${name}`, outcome: 'mapped', notes: [...nameNotes, ...notes] });
+  report.add({
+    subject: 'dashboard',
+    source: `dashboard "${str(grafana.title) ?? ''}"`,
+    path: 'metadata.name',
+    result: `Dashboard ${name}`,
+    outcome: 'mapped',
+    notes: [...nameNotes, ...notes],
+  });
   return { dashboard, report: report.build() };
 }

@@ -24,8 +24,18 @@ export function pickerKind(v: Obj, ctx: QueryContext): string | undefined {
  */
 export function datasourcePicker(v: Obj, kind: string, display: Obj, ctx: QueryContext, notes: string[]): Obj {
   const chosen = kind === 'PrometheusDatasource' ? ctx.ds.chosenPrometheus() : undefined;
-  notes.push(`queries that used $${v.name} use the datasource it picks among the project's and the global ${kind}s, by default ${chosen ? `"${chosen}"` : "the project's default"}`);
+  notes.push(
+    `queries that used $${v.name} use the datasource it picks among the project's and the global ${kind}s, by default ${chosen ? `"${chosen}"` : "the project's default"}`,
+  );
   if (v.multi === true || v.includeAll === true) notes.push('several datasources at once (multi-value or All) are not kept: it picks one');
   if (str(v.regex)) notes.push(`its regex ${quoted(String(v.regex))} filtering the datasources listed is not kept: it lists them all`);
-  return { kind: 'ListVariable', spec: defined({ name: v.name, display, defaultValue: chosen, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: kind } } }) };
+  return {
+    kind: 'ListVariable',
+    spec: defined({
+      name: v.name,
+      display,
+      defaultValue: chosen,
+      plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: kind } },
+    }),
+  };
 }

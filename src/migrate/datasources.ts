@@ -24,7 +24,12 @@ export function normalizeType(type: string | undefined): string | undefined {
   return type !== undefined && /pyroscope|phlare/i.test(type) ? 'pyroscope' : type;
 }
 
-const SPECIAL_UIDS: Record<string, string> = { '-- Mixed --': 'mixed', '-- Grafana --': 'grafana', '-- Dashboard --': 'dashboard', grafana: 'grafana' };
+const SPECIAL_UIDS: Record<string, string> = {
+  '-- Mixed --': 'mixed',
+  '-- Grafana --': 'grafana',
+  '-- Dashboard --': 'dashboard',
+  grafana: 'grafana',
+};
 
 /**
  * Resolves Grafana datasource references (`{type, uid}` objects, names, `${DS_X}` inputs,
@@ -60,7 +65,8 @@ export class DatasourceResolver {
       const given = opts.input?.[input.name];
       if (given !== undefined) this.chosen.set(given, type);
     }
-    for (const [key, value] of Object.entries(opts.input ?? {})) if (!this.chosen.has(value)) this.chosen.set(value, this.types.get(key) ?? 'unknown');
+    for (const [key, value] of Object.entries(opts.input ?? {}))
+      if (!this.chosen.has(value)) this.chosen.set(value, this.types.get(key) ?? 'unknown');
     for (const v of arr(obj(dashboard.templating).list)) {
       if (isObj(v) && v.type === 'datasource' && str(v.name)) {
         const type = typeof v.query === 'string' ? v.query : (str(obj(v.query).query) ?? 'unknown');
@@ -83,7 +89,8 @@ export class DatasourceResolver {
         if (p.type !== 'logs') continue;
         for (const t of arr(p.targets)) {
           const name = str(obj(t).datasource) ?? (obj(t).datasource === undefined ? str(p.datasource) : undefined);
-          if (name && typeof obj(t).expr === 'string' && this.typeOf(name) === undefined && !variableName(name)) this.learned.set(name, 'loki');
+          if (name && typeof obj(t).expr === 'string' && this.typeOf(name) === undefined && !variableName(name))
+            this.learned.set(name, 'loki');
         }
       }
     };

@@ -61,7 +61,9 @@ export function thresholdsOf(thresholds: unknown): Obj | undefined {
 
 /** Legacy thresholds ("50,80" and three colours: singlestat, old tables) as Perses thresholds. */
 export function legacyThresholds(values: unknown, colors: unknown): Obj | undefined {
-  const limits = (typeof values === 'string' ? values.split(',') : arr(values)).map((v) => num(typeof v === 'string' ? v.trim() : v)).filter((v): v is number => v !== undefined);
+  const limits = (typeof values === 'string' ? values.split(',') : arr(values))
+    .map((v) => num(typeof v === 'string' ? v.trim() : v))
+    .filter((v): v is number => v !== undefined);
   const palette = arr(colors).map((c) => toHexColor(c) ?? c);
   if (limits.length === 0) return undefined;
   const steps = [{ value: 0, color: palette[0] }, ...limits.map((value, i) => ({ value, color: palette[i + 1] }))].map((s) => defined(s));
@@ -71,7 +73,10 @@ export function legacyThresholds(values: unknown, colors: unknown): Obj | undefi
 /** A mapping result `{value, color?}`: Perses asks for a text (possibly empty) and a #hex colour. */
 function result(r: unknown): Obj {
   const o = obj(r);
-  return defined({ value: typeof o.text === 'string' ? o.text : o.text === undefined || o.text === null ? '' : String(o.text), color: toHexColor(o.color) });
+  return defined({
+    value: typeof o.text === 'string' ? o.text : o.text === undefined || o.text === null ? '' : String(o.text),
+    color: toHexColor(o.color),
+  });
 }
 
 const SPECIAL: Record<string, string> = { null: 'null', nan: 'NaN', 'null+nan': 'null', true: 'true', false: 'false', empty: 'empty' };
@@ -130,7 +135,8 @@ export function reduceCalculation(options: Obj, notes: string[]): string {
 /** Notes a continuous colour scheme (a colour along a gradient by value: `continuous-GrYlRd`...), which no Perses panel draws; `instead`: what the panel does. */
 export function colorSchemeNote(defaults: Obj, notes: string[], instead: string): void {
   const mode = str(obj(defaults.color).mode);
-  if (mode?.startsWith('continuous-')) notes.push(`colour scheme "${mode}" (a colour along a gradient by value) is not supported: ${instead}`);
+  if (mode?.startsWith('continuous-'))
+    notes.push(`colour scheme "${mode}" (a colour along a gradient by value) is not supported: ${instead}`);
 }
 
 /** Legend values (legend calcs) that Perses can show; the others are listed in the notes. */

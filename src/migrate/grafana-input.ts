@@ -9,7 +9,8 @@ import { isObj, obj, type Obj } from './read.js';
 export function unwrapGrafanaDashboard(input: unknown, field = 'grafanaDashboard'): Obj {
   if (!isObj(input)) throw badRequest(`${field} must be a Grafana dashboard JSON object (in Grafana: Share > Export > Save to file)`);
   const looksLike = (d: Obj) => Array.isArray(d.panels) || Array.isArray(d.rows) || typeof d.title === 'string' || isObj(d.templating);
-  if (isObj(input.dashboard) && !looksLike(input)) return unwrapGrafanaDashboard(input.dashboard, /\s/.test(field) ? `the "dashboard" field of ${field}` : `${field}.dashboard`);
+  if (isObj(input.dashboard) && !looksLike(input))
+    return unwrapGrafanaDashboard(input.dashboard, /\s/.test(field) ? `the "dashboard" field of ${field}` : `${field}.dashboard`);
   const apiVersion = typeof input.apiVersion === 'string' ? input.apiVersion : '';
   if (apiVersion.startsWith('dashboard.grafana.app/') && input.kind === 'Dashboard' && isObj(input.spec)) {
     // Grafana 12's resource form: v0/v1 wrap the classic JSON model in spec; v2 is another schema
@@ -25,7 +26,9 @@ export function unwrapGrafanaDashboard(input: unknown, field = 'grafanaDashboard
     throw badRequest(`${field} is already a Perses dashboard (kind: Dashboard): apply it as it is instead of migrating it`);
   }
   if (!looksLike(input)) {
-    throw badRequest(`${field} is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating" (in Grafana: Share > Export > Save to file)`);
+    throw badRequest(
+      `${field} is not a Grafana dashboard: it has no "panels", "rows", "title" or "templating" (in Grafana: Share > Export > Save to file)`,
+    );
   }
   return input;
 }

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { layoutPanels } from './layout.js';
 import { upgradeLegacyRows } from './legacy-rows.js';
 
-const panel = (title: string, gridPos?: object, more: object = {}) => ({ type: 'timeseries', title, ...(gridPos ? { gridPos } : {}), ...more });
+const panel = (title: string, gridPos?: object, more: object = {}) => ({
+  type: 'timeseries',
+  title,
+  ...(gridPos ? { gridPos } : {}),
+  ...more,
+});
 const keysOf = (sections: ReturnType<typeof layoutPanels>) => sections.map((s) => [s.display?.title ?? null, s.panels.map((p) => p.key)]);
 
 describe('migrate: layout', () => {
@@ -46,7 +51,13 @@ describe('migrate: layout', () => {
       {
         panels: [
           panel('first', { x: 0, y: 0, w: 24, h: 4 }),
-          { type: 'row', title: 'Closed', collapsed: true, gridPos: { x: 0, y: 4, w: 24, h: 1 }, panels: [panel('inside', { x: 0, y: 5, w: 24, h: 6 })] },
+          {
+            type: 'row',
+            title: 'Closed',
+            collapsed: true,
+            gridPos: { x: 0, y: 4, w: 24, h: 1 },
+            panels: [panel('inside', { x: 0, y: 5, w: 24, h: 6 })],
+          },
           panel('after a', { x: 0, y: 5, w: 12, h: 8 }),
           panel('after b', { x: 12, y: 5, w: 12, h: 8 }),
           { type: 'row', title: 'Open', collapsed: false, gridPos: { x: 0, y: 13, w: 24, h: 1 }, panels: [] },
@@ -70,14 +81,27 @@ describe('migrate: layout', () => {
 
   it('leaves out the copies Grafana saved for repeated panels, saying so', () => {
     const notes: string[] = [];
-    const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] }, notes);
+    const sections = layoutPanels(
+      { panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeat: 'v' }), panel('x', { x: 8, y: 0, w: 8, h: 4 }, { repeatPanelId: 1 })] },
+      notes,
+    );
     expect(keysOf(sections)).to.deep.equal([[null, ['0']]]);
-    expect(notes.join()).to.match(/1 panel\(s\) or row\(s\) Grafana had copied for a repeat were left out, .*: timeseries "x" \(copy of panel 1\)$/);
+    expect(notes.join()).to.match(
+      /1 panel\(s\) or row\(s\) Grafana had copied for a repeat were left out, .*: timeseries "x" \(copy of panel 1\)$/,
+    );
   });
 
   it('keeps a panel whose repeatPanelId is 0 (falsy: not a copy)', () => {
     const notes: string[] = [];
-    const sections = layoutPanels({ panels: [panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeatPanelId: 0 }), panel('y', { x: 8, y: 0, w: 8, h: 4 }, { repeatedByRow: false })] }, notes);
+    const sections = layoutPanels(
+      {
+        panels: [
+          panel('x', { x: 0, y: 0, w: 8, h: 4 }, { repeatPanelId: 0 }),
+          panel('y', { x: 8, y: 0, w: 8, h: 4 }, { repeatedByRow: false }),
+        ],
+      },
+      notes,
+    );
     expect(keysOf(sections)).to.deep.equal([[null, ['0', '1']]]);
     expect(notes).to.deep.equal([]);
   });

@@ -30,7 +30,12 @@ function gridItem(gridPos: unknown, flow: { x: number; y: number }): Obj {
     return item;
   }
   const x = Math.min(COLUMNS - 1, Math.max(0, Math.floor(num(g.x) ?? 0)));
-  return { x, y: Math.max(0, Math.floor(num(g.y) ?? 0)), width: Math.max(1, Math.min(COLUMNS - x, Math.floor(num(g.w)!))), height: Math.max(1, Math.floor(num(g.h)!)) };
+  return {
+    x,
+    y: Math.max(0, Math.floor(num(g.y) ?? 0)),
+    width: Math.max(1, Math.min(COLUMNS - x, Math.floor(num(g.w)!))),
+    height: Math.max(1, Math.floor(num(g.h)!)),
+  };
 }
 
 function repeatOf(panel: Obj): Obj | undefined {
@@ -135,8 +140,17 @@ export function layoutPanels(dashboard: Obj, notes: string[]): Section[] {
       notes.push(`the empty row "${str(p.title) ?? ''}" is not kept (a Perses section needs panels)`);
       return;
     }
-    sections.push(defined({ display: { title: str(p.title) ?? '', collapse: { open: p.collapsed !== true } }, repeatVariable: str(p.repeat), panels }) as Section);
+    sections.push(
+      defined({
+        display: { title: str(p.title) ?? '', collapse: { open: p.collapsed !== true } },
+        repeatVariable: str(p.repeat),
+        panels,
+      }) as Section,
+    );
   });
-  if (copies.length > 0) notes.push(`${copies.length} panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: ${copies.join(', ')}`);
+  if (copies.length > 0)
+    notes.push(
+      `${copies.length} panel(s) or row(s) Grafana had copied for a repeat were left out, the repeated original standing for them: ${copies.join(', ')}`,
+    );
   return sections;
 }

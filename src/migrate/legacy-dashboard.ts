@@ -15,7 +15,11 @@ import { arr, isObj, num, obj, str, type Obj } from './read.js';
  */
 export function upgradeLegacyDashboard(dashboard: Obj): Obj {
   const filter = obj(obj(dashboard.services).filter);
-  const templating = isObj(dashboard.templating) ? dashboard.templating : Array.isArray(filter.list) ? { list: filter.list } : dashboard.templating;
+  const templating = isObj(dashboard.templating)
+    ? dashboard.templating
+    : Array.isArray(filter.list)
+      ? { list: filter.list }
+      : dashboard.templating;
   const pulldown = arr(dashboard.pulldowns).find((p) => isObj(p) && p.type === 'annotations');
   const annotations = !isObj(dashboard.annotations) && pulldown ? { list: arr(pulldown.annotations) } : dashboard.annotations;
   const list = arr(obj(templating).list);
@@ -25,8 +29,12 @@ export function upgradeLegacyDashboard(dashboard: Obj): Obj {
     templating: templating === undefined ? undefined : { ...obj(templating), list: list.map((v) => (isObj(v) ? upgradeVariable(v) : v)) },
     annotations,
   };
-  if (arr(dashboard.panels).some((p) => isObj(p) && (p.type === 'graphite' || p.type === 'graph'))) out.panels = arr(dashboard.panels).map((p) => (isObj(p) ? upgradeGraph(p) : p));
-  if (arr(dashboard.rows).some((r) => isObj(r))) out.rows = arr(dashboard.rows).map((r) => (isObj(r) ? { ...r, panels: arr(r.panels).map((p) => (isObj(p) ? upgradeGraph(p) : p)) } : r));
+  if (arr(dashboard.panels).some((p) => isObj(p) && (p.type === 'graphite' || p.type === 'graph')))
+    out.panels = arr(dashboard.panels).map((p) => (isObj(p) ? upgradeGraph(p) : p));
+  if (arr(dashboard.rows).some((r) => isObj(r)))
+    out.rows = arr(dashboard.rows).map((r) =>
+      isObj(r) ? { ...r, panels: arr(r.panels).map((p) => (isObj(p) ? upgradeGraph(p) : p)) } : r,
+    );
   return out;
 }
 
@@ -46,7 +54,12 @@ function upgradeGraph(panel: Obj): Obj {
     const grid = obj(panel.grid);
     const formats = arr(panel.y_formats);
     const axis = (side: 'left' | 'right', format: unknown, min: unknown, max: unknown) => {
-      const a: Obj = { format: str(format), min: num(grid[`${side}Min`] ?? min), max: num(grid[`${side}Max`] ?? max), logBase: num(grid[`${side}LogBase`]) };
+      const a: Obj = {
+        format: str(format),
+        min: num(grid[`${side}Min`] ?? min),
+        max: num(grid[`${side}Max`] ?? max),
+        logBase: num(grid[`${side}LogBase`]),
+      };
       return Object.values(a).some((x) => x !== undefined) ? a : undefined;
     };
     const left = axis('left', formats[0] ?? panel.y_format, grid.min, grid.max);

@@ -44,7 +44,13 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
   for (const row of list) {
     if (isLegacyRowCopy(row)) continue;
     const rowHeight = gridHeight(row.height, DEFAULT_ROW_HEIGHT_PX);
-    const rowPanel: Obj = { type: 'row', title: str(row.title) ?? '', collapsed: row.collapse === true, gridPos: { x: 0, y, w: COLUMNS, h: 1 }, panels: [] };
+    const rowPanel: Obj = {
+      type: 'row',
+      title: str(row.title) ?? '',
+      collapsed: row.collapse === true,
+      gridPos: { x: 0, y, w: COLUMNS, h: 1 },
+      panels: [],
+    };
     if (str(row.repeat)) rowPanel.repeat = row.repeat;
     if (headers) y++;
     const top = y;
@@ -53,7 +59,10 @@ export function upgradeLegacyRows(rows: unknown, startY = 0): Obj[] {
     const placed: Obj[] = [];
     for (const panel of arr(row.panels).filter(isObj)) {
       const w = Math.min(COLUMNS, Math.max(1, Math.round((num(panel.span) ?? 12) * 2)));
-      const h = panel.height !== undefined && panel.height !== null && panel.height !== '' ? gridHeight(panel.height, DEFAULT_ROW_HEIGHT_PX) : rowHeight;
+      const h =
+        panel.height !== undefined && panel.height !== null && panel.height !== ''
+          ? gridHeight(panel.height, DEFAULT_ROW_HEIGHT_PX)
+          : rowHeight;
       if (x + w > COLUMNS) {
         x = 0;
         y += lineHeight;

@@ -25,10 +25,17 @@ function slugify(text: string): string {
  * when it is a valid name, else the title as a slug; made unique among `taken` by a "-2", "-3"...
  * suffix. The notes say when the name differs from the uid.
  */
-export function dashboardName(uid: unknown, title: unknown, taken: ReadonlySet<string> = new Set(), wanted?: string): { name: string; notes: string[] } {
+export function dashboardName(
+  uid: unknown,
+  title: unknown,
+  taken: ReadonlySet<string> = new Set(),
+  wanted?: string,
+): { name: string; notes: string[] } {
   const notes: string[] = [];
   if (wanted !== undefined && !isValidName(wanted)) {
-    throw badRequest(`name: "${wanted}" is not a valid dashboard name: use 1 to 75 letters, digits, "_", "." or "-" (not starting or ending with ".")`);
+    throw badRequest(
+      `name: "${wanted}" is not a valid dashboard name: use 1 to 75 letters, digits, "_", "." or "-" (not starting or ending with ".")`,
+    );
   }
   let base = wanted;
   if (base === undefined && typeof uid === 'string' && isValidName(uid)) base = uid;

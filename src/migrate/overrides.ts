@@ -78,7 +78,8 @@ function legacyOverride(o: Obj, notes: Set<string>, colorNotes: string[]): Obj {
   if (o.dashes === true) out.lineStyle = 'dashed';
   if (o.transform === 'negative-Y') out.negativeY = true;
   if (typeof o.stack === 'boolean') out.stack = o.stack;
-  for (const key of Object.keys(o)) if (!['alias', 'color', 'fill', 'dashes', 'transform', 'stack', '$$hashKey'].includes(key)) notes.add(`series override "${key}"`);
+  for (const key of Object.keys(o))
+    if (!['alias', 'color', 'fill', 'dashes', 'transform', 'stack', '$$hashKey'].includes(key)) notes.add(`series override "${key}"`);
   return out;
 }
 
@@ -111,7 +112,9 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
       if (!isObj(p)) continue;
       merge(settings, targets, property(p, unsupported, notes, custom.stacking));
       if (p.id === 'custom.stacking' && stacks(p.value) && stackGroup(p.value) !== stackGroup(custom.stacking) && targets.length > 1)
-        notes.push(`${targets.length} queries stacked in a group of their own (${JSON.stringify(obj(p.value).group)}): Perses stacks one group, so they are drawn unstacked`);
+        notes.push(
+          `${targets.length} queries stacked in a group of their own (${JSON.stringify(obj(p.value).group)}): Perses stacks one group, so they are drawn unstacked`,
+        );
     }
   }
   for (const [alias, color] of Object.entries(obj(panel.aliasColors))) {
@@ -125,10 +128,13 @@ export function querySettingsOf(panel: Obj, refs: QueryRef[], notes: string[]): 
     if (targets.length === 0) unmatched++;
     merge(settings, targets, legacyOverride(o, unsupported, notes));
   }
-  if (unmatched > 0) notes.push(`${unmatched} per-series override(s) name series that no query legend matches: not carried (Perses styles whole queries)`);
+  if (unmatched > 0)
+    notes.push(`${unmatched} per-series override(s) name series that no query legend matches: not carried (Perses styles whole queries)`);
   if (unsupported.size > 0) notes.push(`per-series settings without a Perses equivalent: ${[...unsupported].join(', ')}`);
   const out = [...settings.values()].sort((a, b) => a.queryIndex - b.queryIndex);
-  const unstacked = out.filter((q) => q.stack === false).map((q) => refs.find((r) => r.index === q.queryIndex)?.refId ?? String(q.queryIndex));
+  const unstacked = out
+    .filter((q) => q.stack === false)
+    .map((q) => refs.find((r) => r.index === q.queryIndex)?.refId ?? String(q.queryIndex));
   if ((stacks(custom.stacking) || panel.stack === true) && unstacked.length > 0)
     notes.push(
       `${unstacked.length > 1 ? `queries ${unstacked.join(', ')} are` : `query ${unstacked[0]} is`} kept out of the stack (querySettings stack: false), which the web UI's TimeSeriesChart does not apply yet: it stacks ${unstacked.length > 1 ? 'them' : 'it'} with the rest`,

@@ -10,7 +10,8 @@ import { arr, defined, isObj, num, obj, str, type Obj } from './read.js';
 function colorNotes(defaults: Obj, notes: string[], plugin: string): void {
   const steps = arr(obj(defaults.thresholds).steps).length;
   if (obj(defaults.color).mode === 'thresholds' && steps > 1) notes.push(`${plugin} does not colour by thresholds`);
-  if (arr(defaults.mappings).length > 0) notes.push(`${plugin} does not show value mappings (${mappingsOf(defaults.mappings, []).length} dropped)`);
+  if (arr(defaults.mappings).length > 0)
+    notes.push(`${plugin} does not show value mappings (${mappingsOf(defaults.mappings, []).length} dropped)`);
   colorSchemeNote(defaults, notes, `${plugin} colours from its palette`);
 }
 
@@ -24,7 +25,8 @@ function describeProperty(p: Obj): string {
 /** What BarChart cannot carry of a panel's colours and overrides (it draws every bar from one palette, styled alike). */
 function barStyleNotes(fieldConfig: Obj, notes: string[]): void {
   const color = obj(obj(fieldConfig.defaults).color);
-  if ((color.mode === 'fixed' || color.mode === 'shades') && str(color.fixedColor)) notes.push(`the fixed colour "${color.fixedColor}" is not carried: BarChart colours bars from its palette`);
+  if ((color.mode === 'fixed' || color.mode === 'shades') && str(color.fixedColor))
+    notes.push(`the fixed colour "${color.fixedColor}" is not carried: BarChart colours bars from its palette`);
   const overrides = arr(fieldConfig.overrides)
     .filter(isObj)
     .map((o) => {
@@ -32,7 +34,8 @@ function barStyleNotes(fieldConfig: Obj, notes: string[]): void {
       const props = arr(o.properties).filter(isObj).map(describeProperty);
       return `${String(m.id)} ${JSON.stringify(m.options)}${props.length > 0 ? ` (${props.join(', ')})` : ''}`;
     });
-  if (overrides.length > 0) notes.push(`${overrides.length} per-series override(s) are not carried (BarChart styles all bars alike): ${overrides.join('; ')}`);
+  if (overrides.length > 0)
+    notes.push(`${overrides.length} per-series override(s) are not carried (BarChart styles all bars alike): ${overrides.join('; ')}`);
 }
 
 /** `bargauge` -> BarChart (one bar per series, reduced by the panel's reducer). */
@@ -43,7 +46,8 @@ export function barGaugePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const options = obj(panel.options);
   colorNotes(defaults, notes, 'BarChart');
   barStyleNotes(obj(panel.fieldConfig), notes);
-  if (num(defaults.max) !== undefined || num(defaults.min) !== undefined) notes.push('bar min/max are not supported: bars scale to the largest value');
+  if (num(defaults.max) !== undefined || num(defaults.min) !== undefined)
+    notes.push('bar min/max are not supported: bars scale to the largest value');
   const spec = defined({
     calculation: reduceCalculation(options, notes),
     format: fieldFormat(defaults, notes),
@@ -87,7 +91,12 @@ export function histogramPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const q = migrateTargets(panel, ctx);
   const notes = [...q.notes, 'HistogramChart draws Prometheus native histograms; Grafana bucketed the values of each series itself'];
   const defaults = obj(obj(panel.fieldConfig).defaults);
-  const spec = defined({ format: fieldFormat(defaults, notes), min: num(defaults.min), max: num(defaults.max), thresholds: thresholdsOf(defaults.thresholds) });
+  const spec = defined({
+    format: fieldFormat(defaults, notes),
+    min: num(defaults.min),
+    max: num(defaults.max),
+    thresholds: thresholdsOf(defaults.thresholds),
+  });
   return { plugin: { kind: 'HistogramChart', spec }, queries: q.queries, notes };
 }
 
@@ -97,7 +106,9 @@ export function heatmapPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const notes = [...q.notes];
   const options = obj(panel.options);
   const axis = obj(options.yAxis ?? panel.yAxis);
-  const classic = arr(panel.targets).some((t) => /_bucket\b|\{\{\s*le\s*\}\}/.test(`${obj(t).expr ?? ''} ${obj(t).legendFormat ?? ''}`) || obj(t).format === 'heatmap');
+  const classic = arr(panel.targets).some(
+    (t) => /_bucket\b|\{\{\s*le\s*\}\}/.test(`${obj(t).expr ?? ''} ${obj(t).legendFormat ?? ''}`) || obj(t).format === 'heatmap',
+  );
   if (classic) notes.push('HeatMapChart draws Prometheus native histograms: classic "le" bucket series show no cells');
   const legend = obj(options.legend ?? panel.legend);
   const spec = defined({

@@ -49,7 +49,8 @@ export function statusHistoryPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const mappings = mappingsOf(defaults.mappings, notes);
   if (panel.type === 'state-timeline') notes.push('a state timeline is drawn as a status history (one cell per time step)');
-  if (mappings.length === 0 && obj(defaults.color).mode === 'thresholds' && arr(obj(defaults.thresholds).steps).length > 1) notes.push('StatusHistoryChart does not colour by thresholds');
+  if (mappings.length === 0 && obj(defaults.color).mode === 'thresholds' && arr(obj(defaults.thresholds).steps).length > 1)
+    notes.push('StatusHistoryChart does not colour by thresholds');
   const spec = defined({
     legend: legendOf(obj(panel.options).legend, notes, false),
     sorting: 'asc',

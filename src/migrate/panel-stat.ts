@@ -6,7 +6,13 @@ import { arr, defined, num, obj, str, type Obj } from './read.js';
 
 /** StatChart and GaugeChart, from `stat`, `gauge` and the legacy `singlestat` (which could be either). */
 
-const COLOR_MODES: Record<string, string> = { value: 'value', background: 'background_solid', background_solid: 'background_solid', background_gradient: 'background_solid', none: 'none' };
+const COLOR_MODES: Record<string, string> = {
+  value: 'value',
+  background: 'background_solid',
+  background_solid: 'background_solid',
+  background_gradient: 'background_solid',
+  none: 'none',
+};
 
 /** The label shown instead of the value: `reduceOptions.fields: "/^label$/"`, or text mode "name" with a `{{label}}` legend. */
 function metricLabelOf(options: Obj, refs: QueryRef[]): string | undefined {
@@ -27,7 +33,8 @@ function allMappings(fieldConfig: Obj, notes: string[]): Obj[] {
       else others++;
     }
   }
-  if (others > 0) notes.push(`${others} per-field override setting(s) are not carried (Perses applies one configuration to the whole panel)`);
+  if (others > 0)
+    notes.push(`${others} per-field override setting(s) are not carried (Perses applies one configuration to the whole panel)`);
   return out;
 }
 
@@ -45,7 +52,8 @@ function colorThresholds(defaults: Obj, notes: string[]): Obj | undefined {
       if (mode === 'shades') notes.push('shades of the fixed colour are drawn in the fixed colour itself');
       return { defaultColor: fixed, steps: [{ value: 0, color: fixed }] };
     }
-    if (color.fixedColor !== undefined) notes.push(`fixed colour "${String(color.fixedColor)}" is not a colour Perses accepts: the value is coloured by thresholds`);
+    if (color.fixedColor !== undefined)
+      notes.push(`fixed colour "${String(color.fixedColor)}" is not a colour Perses accepts: the value is coloured by thresholds`);
   } else if (mode && mode !== 'thresholds') {
     notes.push(`colour scheme "${mode}" is not supported: the value is coloured by thresholds`);
   }
@@ -61,7 +69,8 @@ export function statPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const options = obj(panel.options);
   const mappings = allMappings(fieldConfig, notes);
   if (options.colorMode === 'background_gradient') notes.push('gradient background is drawn solid');
-  if (options.textMode === 'value_and_name') notes.push('text mode "value and name" shows the value only: StatChart shows no series name beside it');
+  if (options.textMode === 'value_and_name')
+    notes.push('text mode "value and name" shows the value only: StatChart shows no series name beside it');
   const spec = defined({
     calculation: reduceCalculation(options, notes),
     format: fieldFormat(defaults, notes),

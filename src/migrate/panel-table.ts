@@ -13,10 +13,13 @@ const COLOURED_CELLS = /^(color-|gradient-gauge|lcd-gauge|basic|gauge|sparkline)
 /** Whether some column of a Grafana 7+ table colours its cells (the default cell type, or an override's). */
 function coloursCells(fieldConfig: Obj): boolean {
   const cellType = (custom: Obj) => String(obj(custom.cellOptions).type ?? custom.displayMode ?? '');
-  const overridden = arr(fieldConfig.overrides).flatMap((o) => arr(obj(o).properties).filter((p) => obj(p).id === 'custom.cellOptions' || obj(p).id === 'custom.displayMode'));
-  return [obj(obj(fieldConfig.defaults).custom), ...overridden.map((p) => (obj(p).id === 'custom.displayMode' ? { displayMode: p.value } : { cellOptions: p.value }))].some((c) =>
-    COLOURED_CELLS.test(cellType(c)),
+  const overridden = arr(fieldConfig.overrides).flatMap((o) =>
+    arr(obj(o).properties).filter((p) => obj(p).id === 'custom.cellOptions' || obj(p).id === 'custom.displayMode'),
   );
+  return [
+    obj(obj(fieldConfig.defaults).custom),
+    ...overridden.map((p) => (obj(p).id === 'custom.displayMode' ? { displayMode: p.value } : { cellOptions: p.value })),
+  ].some((c) => COLOURED_CELLS.test(cellType(c)));
 }
 
 /** Transformations: organize and sortBy shape the columns, merge and joinByField become transforms, the rest is noted. */
@@ -26,9 +29,11 @@ function transformations(panel: Obj, columns: TableColumns, notes: string[]): Ob
   for (const t of arr(panel.transformations)) {
     if (!isObj(t) || t.disabled === true) continue;
     const options = obj(t.options);
-    if (t.id === 'organize' || (t.id === undefined && (options.renameByName || options.excludeByName || options.indexByName))) columns.organize(options);
+    if (t.id === 'organize' || (t.id === undefined && (options.renameByName || options.excludeByName || options.indexByName)))
+      columns.organize(options);
     else if (t.id === 'merge') transforms.push({ kind: 'MergeSeries', spec: {} });
-    else if (t.id === 'joinByField' && str(options.byField)) transforms.push({ kind: 'JoinByColumnValue', spec: { columns: [options.byField] } });
+    else if (t.id === 'joinByField' && str(options.byField))
+      transforms.push({ kind: 'JoinByColumnValue', spec: { columns: [options.byField] } });
     else if (t.id === 'sortBy')
       arr(options.sort)
         .filter((s) => str(obj(s).field))
@@ -52,12 +57,14 @@ export function tablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const unsupported = new Set<string>();
   for (const o of arr(fieldConfig.overrides)) {
     const matcher = obj(obj(o).matcher);
-    if ((matcher.id === 'byName' || matcher.id === undefined) && typeof matcher.options === 'string') columns.override(matcher.options, arr(obj(o).properties), unsupported, notes);
+    if ((matcher.id === 'byName' || matcher.id === undefined) && typeof matcher.options === 'string')
+      columns.override(matcher.options, arr(obj(o).properties), unsupported, notes);
     else unsupported.add(`matcher ${String(matcher.id)}`);
   }
   if (unsupported.size > 0) notes.push(`column settings without a Perses equivalent: ${[...unsupported].join(', ')}`);
   const defaultFormat = formatOf(defaults.unit, defaults.decimals, []);
-  if (defaultFormat && defaultFormat.unit !== 'decimal') notes.push(`the default unit "${defaults.unit}" applies to no column: set it per column`);
+  if (defaultFormat && defaultFormat.unit !== 'decimal')
+    notes.push(`the default unit "${defaults.unit}" applies to no column: set it per column`);
   if (obj(options.footer).show === true) notes.push('the table footer (column totals) is not supported');
   if (coloursCells(fieldConfig)) colorSchemeNote(defaults, notes, 'Perses colours cells by value conditions only');
   const cellSettings = cellSettingsOf(defaults.mappings, notes);
@@ -85,10 +92,14 @@ export function legacyTablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
     if (!isObj(s) || !str(s.pattern)) continue;
     if (/^\/.*\/[a-z]*$/.test(s.pattern)) {
       if (s.pattern === '/.*/' && s.type === 'hidden') hideOthers = true;
-      else if (s.pattern !== '/.*/') notes.push(`column style for the pattern ${s.pattern} is not supported (Perses names columns exactly)`);
+      else if (s.pattern !== '/.*/')
+        notes.push(`column style for the pattern ${s.pattern} is not supported (Perses names columns exactly)`);
       continue;
     }
-    const link = str(s.linkUrl) && s.link === true ? defined({ url: s.linkUrl, title: str(s.linkTooltip), openNewTab: s.linkTargetBlank === true }) : undefined;
+    const link =
+      str(s.linkUrl) && s.link === true
+        ? defined({ url: s.linkUrl, title: str(s.linkTooltip), openNewTab: s.linkTargetBlank === true })
+        : undefined;
     built.push(
       defined({
         name: columns.name(s.pattern),
@@ -101,9 +112,13 @@ export function legacyTablePanel(panel: Obj, ctx: QueryContext): MappedPanel {
       }),
     );
   }
-  if (str(panel.transform) && panel.transform !== 'table' && panel.transform !== 'timeseries_to_rows') notes.push(`the "${panel.transform}" table transform is not supported`);
+  if (str(panel.transform) && panel.transform !== 'table' && panel.transform !== 'timeseries_to_rows')
+    notes.push(`the "${panel.transform}" table transform is not supported`);
   if (arr(panel.styles).some((s) => arr(obj(s).thresholds).length > 0)) notes.push('threshold colours of columns are not carried');
-  if (hideOthers) notes.push("the style /.*/ hides every column no earlier style names: kept as defaultColumnHidden, which the web UI's Table does not apply yet (it shows those columns)");
+  if (hideOthers)
+    notes.push(
+      "the style /.*/ hides every column no earlier style names: kept as defaultColumnHidden, which the web UI's Table does not apply yet (it shows those columns)",
+    );
   const spec = defined({ defaultColumnHidden: hideOthers ? true : undefined, columnSettings: built.length > 0 ? built : undefined });
   return { plugin: { kind: 'Table', spec }, queries: q.queries, notes };
 }

@@ -25,7 +25,8 @@ function visualOf(custom: Obj, notes: string[]): Obj | undefined {
   const stacking = obj(custom.stacking).mode;
   if (stacking === 'normal' || stacking === 'percent') v.stack = 'all';
   if (stacking === 'percent') notes.push('100% stacking is shown as plain stacking');
-  if (custom.lineInterpolation === 'stepBefore' || custom.lineInterpolation === 'stepAfter') notes.push('stepped lines are drawn as straight lines');
+  if (custom.lineInterpolation === 'stepBefore' || custom.lineInterpolation === 'stepAfter')
+    notes.push('stepped lines are drawn as straight lines');
   return nonEmpty(v) ? v : undefined;
 }
 
@@ -91,7 +92,11 @@ function gridThresholds(grid: unknown): Obj[] {
   const g = obj(grid);
   const list = [1, 2]
     .filter((i) => num(g[`threshold${i}`]) !== undefined)
-    .map((i) => ({ value: num(g[`threshold${i}`])!, colorMode: 'custom', [g.thresholdLine === true ? 'lineColor' : 'fillColor']: g[`threshold${i}Color`] }));
+    .map((i) => ({
+      value: num(g[`threshold${i}`])!,
+      colorMode: 'custom',
+      [g.thresholdLine === true ? 'lineColor' : 'fillColor']: g[`threshold${i}Color`],
+    }));
   const op = list.length === 2 && list[0].value > list[1].value ? 'lt' : 'gt';
   return list.map((t) => ({ ...t, op }));
 }
@@ -101,7 +106,9 @@ function legacyThresholds(panel: Obj, notes: string[]): Obj | undefined {
   const list = [...arr(panel.thresholds), ...gridThresholds(panel.grid)];
   const steps = list
     .filter((t) => isObj(t) && num(t.value) !== undefined)
-    .map((t) => defined({ value: num(t.value)!, color: LEGACY_THRESHOLD_COLORS[t.colorMode] ?? toHexColor(t.lineColor ?? t.fillColor ?? t.color) }))
+    .map((t) =>
+      defined({ value: num(t.value)!, color: LEGACY_THRESHOLD_COLORS[t.colorMode] ?? toHexColor(t.lineColor ?? t.fillColor ?? t.color) }),
+    )
     .sort((a, b) => a.value - b.value);
   if (list.some((t) => obj(t).op === 'lt')) notes.push('"below" thresholds are drawn as "above" thresholds');
   return steps.length > 0 ? { steps } : undefined;
@@ -115,8 +122,15 @@ export function graphPanel(panel: Obj, ctx: QueryContext): MappedPanel {
   const defaults = obj(obj(panel.fieldConfig).defaults);
   const y = left ?? {};
   const format = formatOf(y.format ?? defaults.unit, panel.decimals ?? y.decimals ?? defaults.decimals, notes);
-  const axis = yAxis(format, y.min, y.max, { label: str(y.label), logBase: logBase(y.logBase, notes), show: y.show === false ? false : undefined }, notes);
-  if (right?.show === true && arr(panel.seriesOverrides).some((o) => obj(o).yaxis === 2)) notes.push('series on the right y-axis share the left axis');
+  const axis = yAxis(
+    format,
+    y.min,
+    y.max,
+    { label: str(y.label), logBase: logBase(y.logBase, notes), show: y.show === false ? false : undefined },
+    notes,
+  );
+  if (right?.show === true && arr(panel.seriesOverrides).some((o) => obj(o).yaxis === 2))
+    notes.push('series on the right y-axis share the left axis');
   const visual: Obj = {};
   if (panel.bars === true && panel.lines !== true) visual.display = 'bar';
   else if (panel.lines !== undefined || panel.bars !== undefined) visual.display = 'line';

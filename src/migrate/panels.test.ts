@@ -4,7 +4,11 @@ import { migratePanel } from './panels.js';
 import type { QueryContext } from './queries.js';
 import { ReportBuilder } from './report.js';
 
-const ctx = (has = (_: string) => true): QueryContext => ({ ds: new DatasourceResolver({}, {}), report: new ReportBuilder(), hasPlugin: has });
+const ctx = (has = (_: string) => true): QueryContext => ({
+  ds: new DatasourceResolver({}, {}),
+  report: new ReportBuilder(),
+  hasPlugin: has,
+});
 const run = (panel: object, c = ctx()) => migratePanel(panel, 'spec.panels.0', c);
 const target = { refId: 'A', expr: 'up', legendFormat: '{{instance}}' };
 
@@ -108,9 +112,21 @@ describe('migrate: panels', () => {
       { kind: 'Value', spec: { value: '0', result: { value: 'Down', color: '#f2495c' } } },
       { kind: 'Value', spec: { value: '1', result: { value: 'Up', color: '#73bf69' } } },
     ]);
-    const gauge = run({ type: 'singlestat', title: 'Idle', gauge: { show: true }, targets: [target], fieldConfig: { defaults: { unit: 'percent', min: 10, max: 100, mappings } } });
-    expect(gauge.panel.spec.plugin).to.deep.equal({ kind: 'GaugeChart', spec: { calculation: 'mean', format: { unit: 'percent' }, max: 100 } });
-    expect(gauge.entry.notes).to.deep.equal(['gauge minimum 10 is not supported: the gauge starts at 0', 'value mappings are not shown by GaugeChart (2 dropped)']);
+    const gauge = run({
+      type: 'singlestat',
+      title: 'Idle',
+      gauge: { show: true },
+      targets: [target],
+      fieldConfig: { defaults: { unit: 'percent', min: 10, max: 100, mappings } },
+    });
+    expect(gauge.panel.spec.plugin).to.deep.equal({
+      kind: 'GaugeChart',
+      spec: { calculation: 'mean', format: { unit: 'percent' }, max: 100 },
+    });
+    expect(gauge.entry.notes).to.deep.equal([
+      'gauge minimum 10 is not supported: the gauge starts at 0',
+      'value mappings are not shown by GaugeChart (2 dropped)',
+    ]);
   });
 
   it('colours a stat or gauge with its fixed colour, and notes the colour schemes Perses does not have', () => {
@@ -118,11 +134,18 @@ describe('migrate: panels', () => {
       type: 'stat',
       title: 'Errors',
       targets: [target],
-      fieldConfig: { defaults: { color: { mode: 'fixed', fixedColor: 'orange' }, thresholds: { steps: [{ value: null, color: 'green' }] } } },
+      fieldConfig: {
+        defaults: { color: { mode: 'fixed', fixedColor: 'orange' }, thresholds: { steps: [{ value: null, color: 'green' }] } },
+      },
     });
     expect(fixed.panel.spec.plugin.spec.thresholds).to.deep.equal({ defaultColor: '#ff9830', steps: [{ value: 0, color: '#ff9830' }] });
     expect(fixed.entry.outcome).to.equal('mapped');
-    const gauge = run({ type: 'gauge', title: 'Load', targets: [target], fieldConfig: { defaults: { color: { mode: 'fixed', fixedColor: '#123456' } } } });
+    const gauge = run({
+      type: 'gauge',
+      title: 'Load',
+      targets: [target],
+      fieldConfig: { defaults: { color: { mode: 'fixed', fixedColor: '#123456' } } },
+    });
     expect(gauge.panel.spec.plugin.spec.thresholds).to.deep.equal({ defaultColor: '#123456', steps: [{ value: 0, color: '#123456' }] });
     const palette = run({ type: 'stat', title: 'p', targets: [target], fieldConfig: { defaults: { color: { mode: 'palette-classic' } } } });
     expect(palette.entry.notes).to.deep.equal(['colour scheme "palette-classic" is not supported: the value is coloured by thresholds']);
@@ -203,7 +226,12 @@ describe('migrate: panels', () => {
   });
 
   it('turns a panel without equivalent into a Markdown placeholder naming its type and title, with its queries', () => {
-    const r = run({ type: 'grafana-worldmap-panel', title: 'Where', description: 'map', targets: [{ refId: 'A', expr: 'sum by (country) (up)' }] });
+    const r = run({
+      type: 'grafana-worldmap-panel',
+      title: 'Where',
+      description: 'map',
+      targets: [{ refId: 'A', expr: 'sum by (country) (up)' }],
+    });
     expect(r.entry).to.include({ outcome: 'placeholder', source: 'grafana-worldmap-panel "Where"', result: 'Markdown (placeholder)' });
     expect(r.panel.spec.display).to.deep.equal({ name: 'Where', description: 'map' });
     expect(r.panel.spec.plugin.spec.text).to.equal(

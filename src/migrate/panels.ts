@@ -60,7 +60,9 @@ const FIELD_OPTIONS_TYPES = new Set(['gauge', 'bargauge', 'stat']);
  */
 function isLibraryReference(panel: Obj): boolean {
   if (!isObj(panel.libraryPanel)) return false;
-  return !str(panel.type) || (arr(panel.targets).length === 0 && Object.keys(obj(panel.options)).length === 0 && panel.content === undefined);
+  return (
+    !str(panel.type) || (arr(panel.targets).length === 0 && Object.keys(obj(panel.options)).length === 0 && panel.content === undefined)
+  );
 }
 
 function describe(panel: Obj): string {
@@ -78,7 +80,14 @@ function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
       notes.push(`panel link "${str(l.title) ?? ''}" has no URL (it pointed at a Grafana dashboard): not carried`);
       continue;
     }
-    out.push(defined({ name: str(l.title), url: l.url, targetBlank: l.targetBlank === true ? true : undefined, renderVariables: l.url.includes('$') ? true : undefined }));
+    out.push(
+      defined({
+        name: str(l.title),
+        url: l.url,
+        targetBlank: l.targetBlank === true ? true : undefined,
+        renderVariables: l.url.includes('$') ? true : undefined,
+      }),
+    );
   }
   return out.length > 0 ? out : undefined;
 }
@@ -86,7 +95,11 @@ function linksOf(panel: Obj, notes: string[]): Obj[] | undefined {
 /** The data links on values, named for a note: Grafana 7+ `fieldConfig.defaults.links`, the graph's `options.dataLinks` (6.x), `options.fieldOptions.defaults.links` (6.x). */
 function dataLinksOf(panel: Obj): string[] {
   const options = obj(panel.options);
-  const links = [...arr(obj(obj(panel.fieldConfig).defaults).links), ...arr(options.dataLinks), ...arr(obj(obj(options.fieldOptions).defaults).links)];
+  const links = [
+    ...arr(obj(obj(panel.fieldConfig).defaults).links),
+    ...arr(options.dataLinks),
+    ...arr(obj(obj(options.fieldOptions).defaults).links),
+  ];
   return links.filter(isObj).map((l) => `"${str(l.title) ?? ''}" (${str(l.url) ?? 'no URL'})`);
 }
 
@@ -103,7 +116,8 @@ function mapped(panel: Obj, ctx: QueryContext): MappedPanel {
   // queries are counted only once the panel is kept (a panel whose plugin is missing becomes a placeholder)
   const scratch = new ReportBuilder();
   const result = mapper(panel, { ...ctx, report: scratch });
-  if (!ctx.hasPlugin(result.plugin.kind)) return placeholderPanel(panel, `Its Perses equivalent, ${result.plugin.kind}, is not installed on this server.`);
+  if (!ctx.hasPlugin(result.plugin.kind))
+    return placeholderPanel(panel, `Its Perses equivalent, ${result.plugin.kind}, is not installed on this server.`);
   // a query the web UI cannot run is not counted as mapped
   ctx.report.addQueryCounts(scratch, ctx.inUi ? unrunnableQueries(result, ctx.inUi) : 0);
   return result;
@@ -121,16 +135,24 @@ export function migratePanel(grafanaPanel: Obj, path: string, ctx: QueryContext)
   const notes = [...upgradeNotes, ...result.notes];
   const links = linksOf(panel, notes);
   for (const key of ['timeFrom', 'timeShift'])
-    if (str(panel[key])) notes.push(`the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`);
+    if (str(panel[key]))
+      notes.push(
+        `the panel's own time ${key === 'timeFrom' ? 'range' : 'shift'} "${panel[key]}" is not supported: it follows the dashboard time range`,
+      );
   const transformations = arr(panel.transformations).filter((t) => isObj(t) && t.disabled !== true);
   // the Table mapper carries or names its transformations; the other Perses panels take none
   if (transformations.length > 0 && !result.placeholder && result.plugin.kind !== 'Table')
-    notes.push(`transformations are not applied (only Perses tables have transforms): ${transformations.map((t) => String(t.id)).join(', ')}`);
+    notes.push(
+      `transformations are not applied (only Perses tables have transforms): ${transformations.map((t) => String(t.id)).join(', ')}`,
+    );
   const dataLinks = dataLinksOf(panel);
-  if (dataLinks.length > 0) notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
+  if (dataLinks.length > 0)
+    notes.push(`data links on values are not carried (Perses links belong to the whole panel): ${dataLinks.join(', ')}`);
   const placeholders = result.queries.filter(isPlaceholderQuery).length;
   const warning =
-    placeholders > 0 ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).` : undefined;
+    placeholders > 0
+      ? `Migrated from Grafana: ${placeholders} of ${result.queries.length} queries could not be migrated and return no data (their text is kept in the query).`
+      : undefined;
   const description = [str(panel.description), warning].filter(Boolean).join('\n\n') || undefined;
   const spec = defined({
     display: defined({ name: str(panel.title) ?? str(obj(panel.libraryPanel).name) ?? '', description }),

@@ -7,7 +7,8 @@ import { ReportBuilder } from './report.js';
 function context(dashboard: object, opts: DatasourceOptions = {}, has = (_: string) => true): QueryContext & { report: ReportBuilder } {
   return { ds: new DatasourceResolver(replaceInputs(dashboard, opts.input), opts), report: new ReportBuilder(), hasPlugin: has };
 }
-const specs = (r: ReturnType<typeof migrateTargets>) => r.queries.map((q) => ({ kind: q.kind, plugin: q.spec.plugin.kind, ...q.spec.plugin.spec }));
+const specs = (r: ReturnType<typeof migrateTargets>) =>
+  r.queries.map((q) => ({ kind: q.kind, plugin: q.spec.plugin.kind, ...q.spec.plugin.spec }));
 
 describe('migrate: queries and datasources', () => {
   const dashboard = {
@@ -38,7 +39,14 @@ describe('migrate: queries and datasources', () => {
       ctx,
     );
     expect(specs(r)).to.deep.equal([
-      { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'rate(x${interval})', seriesNameFormat: '{{pod}}', minStep: '30s', instant: true },
+      {
+        kind: 'TimeSeriesQuery',
+        plugin: 'PrometheusTimeSeriesQuery',
+        query: 'rate(x${interval})',
+        seriesNameFormat: '{{pod}}',
+        minStep: '30s',
+        instant: true,
+      },
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m', resolution: 2 },
       // an empty interval falls back to the panel's; Grafana 4's leftover step is no setting
       { kind: 'TimeSeriesQuery', plugin: 'PrometheusTimeSeriesQuery', query: 'up', minStep: '1m' },
@@ -79,14 +87,25 @@ describe('migrate: queries and datasources', () => {
   it('keeps the datasource named by an input value, as percli --input does, unless useDefaultDatasource', () => {
     const input = { DS_PROM: 'thanos' };
     const panel = replaceInputs({ datasource: '${DS_PROM}', targets: [{ refId: 'A', expr: 'up' }] }, input);
-    expect(specs(migrateTargets(panel, context(dashboard, { input })))[0].datasource).to.deep.equal({ kind: 'PrometheusDatasource', name: 'thanos' });
+    expect(specs(migrateTargets(panel, context(dashboard, { input })))[0].datasource).to.deep.equal({
+      kind: 'PrometheusDatasource',
+      name: 'thanos',
+    });
     expect(specs(migrateTargets(panel, context(dashboard, { input, useDefaultDatasource: true })))[0].datasource).to.equal(undefined);
   });
 
   it('maps Loki targets to log queries in log panels and to time series queries elsewhere', () => {
     const panel = { datasource: '$loki', targets: [{ refId: 'A', expr: 'sum(rate({job="x"}[1m]))' }] };
-    expect(specs(migrateTargets(panel, context(dashboard)))[0]).to.deep.equal({ kind: 'TimeSeriesQuery', plugin: 'LokiTimeSeriesQuery', query: 'sum(rate({job="x"}[1m]))' });
-    expect(specs(migrateTargets(panel, context(dashboard), 'LogQuery'))[0]).to.deep.equal({ kind: 'LogQuery', plugin: 'LokiLogQuery', query: 'sum(rate({job="x"}[1m]))' });
+    expect(specs(migrateTargets(panel, context(dashboard)))[0]).to.deep.equal({
+      kind: 'TimeSeriesQuery',
+      plugin: 'LokiTimeSeriesQuery',
+      query: 'sum(rate({job="x"}[1m]))',
+    });
+    expect(specs(migrateTargets(panel, context(dashboard), 'LogQuery'))[0]).to.deep.equal({
+      kind: 'LogQuery',
+      plugin: 'LokiLogQuery',
+      query: 'sum(rate({job="x"}[1m]))',
+    });
   });
 
   it('keeps other targets as placeholder queries that return nothing, with their text in PromQL comments', () => {
@@ -102,7 +121,9 @@ describe('migrate: queries and datasources', () => {
       ctx,
     );
     const [a, b] = specs(r);
-    expect(a.query).to.equal('# Grafana testdata query A was not migrated: dashplane has no testdata plugin. Original query:\n#   testdata scenario random_walk\ngrafana_query_not_migrated');
+    expect(a.query).to.equal(
+      '# Grafana testdata query A was not migrated: dashplane has no testdata plugin. Original query:\n#   testdata scenario random_walk\ngrafana_query_not_migrated',
+    );
     expect(b.query.split('\n')).to.deep.equal([
       '# Grafana graphite query B was not migrated: dashplane has no graphite plugin. Original query:',
       '#   aliasByNode(apps.*.count, 1)',
@@ -119,7 +140,14 @@ describe('migrate: queries and datasources', () => {
       {
         targets: [
           { refId: 'A', target: '', rawQuery: true, query: 'SELECT mean("value") FROM "cpu" WHERE $timeFilter GROUP BY time($__interval)' },
-          { refId: 'B', target: '', measurement: 'cpu', resultFormat: 'time_series', groupBy: [{ type: 'time', params: ['$__interval'] }], select: [[{ type: 'field', params: ['value'] }]] },
+          {
+            refId: 'B',
+            target: '',
+            measurement: 'cpu',
+            resultFormat: 'time_series',
+            groupBy: [{ type: 'time', params: ['$__interval'] }],
+            select: [[{ type: 'field', params: ['value'] }]],
+          },
           { refId: 'C', target: 'servers.*.cpu' },
         ],
       },
@@ -130,12 +158,17 @@ describe('migrate: queries and datasources', () => {
       'query B (influxdb) is kept as a placeholder query that returns no data',
       'query C (graphite) is kept as a placeholder query that returns no data',
     ]);
-    expect(specs(r)[0].query).to.match(/^# Grafana influxdb query A was not migrated: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it/);
+    expect(specs(r)[0].query).to.match(
+      /^# Grafana influxdb query A was not migrated: dashplane has the InfluxDBTimeSeriesQuery plugin, but the migration does not translate influxdb queries into it/,
+    );
   });
 
   it("says a target on Grafana's built-in datasource queried it, not that its type cannot be told", () => {
     const grafana = { type: 'datasource', uid: 'grafana' };
-    const r = migrateTargets({ datasource: grafana, targets: [{ refId: 'A', datasource: grafana, queryType: 'randomWalk' }] }, context(dashboard));
+    const r = migrateTargets(
+      { datasource: grafana, targets: [{ refId: 'A', datasource: grafana, queryType: 'randomWalk' }] },
+      context(dashboard),
+    );
     expect(r.notes).to.deep.equal([
       'query A (grafana) is kept as a placeholder query that returns no data: it queried Grafana\'s built-in datasource (randomWalk), which exists only inside Grafana (random walks, live channels, files, dashboard search); the original: "{\\"queryType\\":\\"randomWalk\\"}"',
     ]);
@@ -180,7 +213,15 @@ describe('migrate: queries and datasources', () => {
               { id: 'incomplete', tag: 'db.system', operator: '=', scope: 'span' },
             ],
           },
-          { refId: 'B', queryType: 'nativeSearch', serviceName: 'api', spanName: 'GET /', search: 'http.status_code=500 region="eu west"', minDuration: '100ms', maxDuration: '2s' },
+          {
+            refId: 'B',
+            queryType: 'nativeSearch',
+            serviceName: 'api',
+            spanName: 'GET /',
+            search: 'http.status_code=500 region="eu west"',
+            minDuration: '100ms',
+            maxDuration: '2s',
+          },
           { refId: 'C', queryType: 'traceql', query: '4bf92f3577b34da6a3ce929d0e0e4736' },
           { refId: 'D', queryType: 'traceqlSearch', filters: [] },
         ],
@@ -203,7 +244,13 @@ describe('migrate: queries and datasources', () => {
       {
         datasource: pyroscope,
         targets: [
-          { refId: 'A', profileTypeId: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds', labelSelector: '{service_name="api", pod=~"api-.*", env!="dev\\"x"}', maxNodes: 1024, groupBy: ['pod'] },
+          {
+            refId: 'A',
+            profileTypeId: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds',
+            labelSelector: '{service_name="api", pod=~"api-.*", env!="dev\\"x"}',
+            maxNodes: 1024,
+            groupBy: ['pod'],
+          },
           { refId: 'B', profileTypeId: 'memory:alloc_space:bytes:space:bytes', labelSelector: '{service_name=api}' },
           { refId: 'C', profileTypeId: 'memory:inuse_space:bytes:space:bytes', datasource: { type: 'phlare', uid: 'old' } },
         ],
@@ -244,7 +291,10 @@ describe('migrate: queries and datasources', () => {
       'LogQuery',
     );
     expect(r.queries).to.deep.equal([]);
-    expect(r.notes.map((n) => n.split(';')[0])).to.deep.equal(['query A (tempo) is not migrated: it cannot feed a log panel', 'query B (pyroscope) is not migrated: it cannot feed a log panel']);
+    expect(r.notes.map((n) => n.split(';')[0])).to.deep.equal([
+      'query A (tempo) is not migrated: it cannot feed a log panel',
+      'query B (pyroscope) is not migrated: it cannot feed a log panel',
+    ]);
     expect(ctx.report.build().summary.queries).to.include({ total: 2, dropped: 2 });
   });
 });

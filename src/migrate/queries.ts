@@ -43,7 +43,14 @@ function typeFromShape(t: Obj, logs: boolean): string {
   if (TEMPO_QUERY_TYPES.has(t.queryType)) return 'tempo';
   if (t.scenarioId !== undefined) return 'testdata';
   // before Graphite: InfluxDB targets of Grafana's editor carry an empty `target` too
-  if (t.rawQuery !== undefined || t.measurement !== undefined || t.resultFormat !== undefined || Array.isArray(t.groupBy) || Array.isArray(t.select)) return 'influxdb';
+  if (
+    t.rawQuery !== undefined ||
+    t.measurement !== undefined ||
+    t.resultFormat !== undefined ||
+    Array.isArray(t.groupBy) ||
+    Array.isArray(t.select)
+  )
+    return 'influxdb';
   if (typeof t.target === 'string') return 'graphite';
   if (typeof t.rawSql === 'string') return 'sql';
   if (t.bucketAggs !== undefined || t.timeField !== undefined) return 'elasticsearch';
@@ -73,7 +80,8 @@ function whyNot(type: string, t: Obj, ctx: QueryContext): string {
   const panels = TARGET_PLUGINS[type]?.panels;
   if (panels) return `dashplane migrates ${type} queries in ${panels} only: recreate this one`;
   const plugin = UNTRANSLATED_PLUGINS[type];
-  if (plugin && ctx.hasPlugin(plugin)) return `dashplane has the ${plugin} plugin, but the migration does not translate ${type} queries into it: recreate the query with it`;
+  if (plugin && ctx.hasPlugin(plugin))
+    return `dashplane has the ${plugin} plugin, but the migration does not translate ${type} queries into it: recreate the query with it`;
   return `dashplane has no ${type} plugin`;
 }
 
@@ -81,16 +89,43 @@ function placeholder(type: string, t: Obj, why: string): Obj {
   const lines = targetText(t)
     .replace(/[\u0000-\u0009\u000b-\u001f]/g, ' ')
     .split('\n');
-  const text = [`# Grafana ${type} query ${t.refId ?? ''} was not migrated: ${why}. Original query:`, ...lines.map((l) => `#   ${l}`), PLACEHOLDER_SELECTOR].join('\n');
+  const text = [
+    `# Grafana ${type} query ${t.refId ?? ''} was not migrated: ${why}. Original query:`,
+    ...lines.map((l) => `#   ${l}`),
+    PLACEHOLDER_SELECTOR,
+  ].join('\n');
   return { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: text } } } };
 }
 
 /** Fields of a target that say nothing of what it queries: a target with nothing else is empty. */
-const BOOKKEEPING = new Set(['refId', 'datasource', 'hide', 'key', '$$hashKey', 'editorMode', 'range', 'instant', 'interval', 'intervalFactor', 'step', 'format', 'legendFormat', 'exemplar']);
+const BOOKKEEPING = new Set([
+  'refId',
+  'datasource',
+  'hide',
+  'key',
+  '$$hashKey',
+  'editorMode',
+  'range',
+  'instant',
+  'interval',
+  'intervalFactor',
+  'step',
+  'format',
+  'legendFormat',
+  'exemplar',
+]);
 
 /** Whether a target (of a type without a query text of its own) holds nothing but bookkeeping and blank values. */
 function isBlank(t: Obj): boolean {
-  return Object.entries(t).every(([k, v]) => BOOKKEEPING.has(k) || v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0));
+  return Object.entries(t).every(
+    ([k, v]) =>
+      BOOKKEEPING.has(k) ||
+      v === undefined ||
+      v === null ||
+      v === '' ||
+      (Array.isArray(v) && v.length === 0) ||
+      (isObj(v) && Object.keys(v).length === 0),
+  );
 }
 
 /** The normalised Grafana datasource type a target queries ("prometheus", "loki", "tempo", "testdata"...). */
@@ -110,7 +145,12 @@ export function isPlaceholderQuery(q: unknown): boolean {
 }
 
 /** The panel a query type feeds, in words for notes. */
-const PANEL_WORD: Record<QueryType, string> = { TimeSeriesQuery: 'time series', LogQuery: 'log', TraceQuery: 'trace', ProfileQuery: 'profile' };
+const PANEL_WORD: Record<QueryType, string> = {
+  TimeSeriesQuery: 'time series',
+  LogQuery: 'log',
+  TraceQuery: 'trace',
+  ProfileQuery: 'profile',
+};
 
 /**
  * Grafana targets -> Perses queries of `queryType` (TARGET_PLUGINS says which plugin each
@@ -138,7 +178,11 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, queryType: QueryTy
       continue;
     }
     const plugin = target?.queries[queryType];
-    const built = !plugin ? undefined : ctx.hasPlugin(plugin.kind) ? plugin.build(t, panel, out.notes) : `the server has no ${plugin.kind} plugin`;
+    const built = !plugin
+      ? undefined
+      : ctx.hasPlugin(plugin.kind)
+        ? plugin.build(t, panel, out.notes)
+        : `the server has no ${plugin.kind} plugin`;
     if (isObj(built)) {
       const spec = defined({ datasource: ctx.ds.selector(target!.datasource, ref), ...built });
       out.refs.push({ refId: str(t.refId), legend: str(t.legendFormat), index: out.queries.length });
@@ -149,7 +193,9 @@ export function migrateTargets(panel: Obj, ctx: QueryContext, queryType: QueryTy
       const why = built ?? whyNot(type, t, ctx);
       out.queries.push(placeholder(type, t, why));
       const original = type === 'dashboard' ? '' : `; the original: ${quoted(targetText(t))}`;
-      out.notes.push(`${type === 'dashboard' ? id : `${id} (${type})`} is kept as a placeholder query that returns no data: ${why}${original}`);
+      out.notes.push(
+        `${type === 'dashboard' ? id : `${id} (${type})`} is kept as a placeholder query that returns no data: ${why}${original}`,
+      );
       out.placeholders++;
       ctx.report.countQuery('placeholder');
     } else {

@@ -12,7 +12,11 @@ import { datasourceOfPlugin } from './target-plugins.js';
 /** The datasource plugin a query or variable plugin `{kind, spec}` runs on (or lists, a DatasourceVariable): the one its spec names, else the one of its kind. */
 function datasourceKind(plugin: Obj): string | undefined {
   const spec = obj(plugin.spec);
-  return (isObj(spec.datasource) ? str(spec.datasource.kind) : undefined) ?? str(spec.datasourcePluginKind) ?? datasourceOfPlugin(String(plugin.kind));
+  return (
+    (isObj(spec.datasource) ? str(spec.datasource.kind) : undefined) ??
+    str(spec.datasourcePluginKind) ??
+    datasourceOfPlugin(String(plugin.kind))
+  );
 }
 
 /** The plugins the web UI lacks among `needed` (kind, and what it is), in order, each once: `LokiLogQuery (query)`. */
@@ -23,7 +27,8 @@ function missing(needed: [string | undefined, string][], inUi: (kind: string) =>
 }
 
 /** The reason for lacking plugins, in one sentence. */
-const lacking = (plugins: string[], effect: string): string => `the web UI does not bundle the plugin${plugins.length > 1 ? 's' : ''} ${plugins.join(', ')}: ${effect}`;
+const lacking = (plugins: string[], effect: string): string =>
+  `the web UI does not bundle the plugin${plugins.length > 1 ? 's' : ''} ${plugins.join(', ')}: ${effect}`;
 
 /** The verdict on a Perses panel spec; `placeholder`: the panel is only a text standing for the Grafana one. */
 export function panelVerdict(spec: Obj, placeholder: boolean, inUi: (kind: string) => boolean): RenderVerdict & { uiLacks: number } {
@@ -47,7 +52,9 @@ export function panelVerdict(spec: Obj, placeholder: boolean, inUi: (kind: strin
 
 /** How many of a panel's migrated (not placeholder) queries the web UI cannot run: all of them when it lacks the panel plugin. */
 export function unrunnableQueries(spec: Obj, inUi: (kind: string) => boolean): number {
-  const queries = (Array.isArray(spec.queries) ? spec.queries : []).filter((q: unknown) => !isPlaceholderQuery(q)).map((q: unknown) => obj(obj(obj(q).spec).plugin));
+  const queries = (Array.isArray(spec.queries) ? spec.queries : [])
+    .filter((q: unknown) => !isPlaceholderQuery(q))
+    .map((q: unknown) => obj(obj(obj(q).spec).plugin));
   if (!inUi(String(obj(spec.plugin).kind))) return queries.length;
   return queries.filter(
     (p: Obj) =>
@@ -72,5 +79,7 @@ export function variableVerdict(variable: Obj, inUi: (kind: string) => boolean):
     ],
     inUi,
   );
-  return lacks.length > 0 ? { renders: false, reasons: [lacking(lacks, 'the variable shows an error instead')] } : { renders: true, reasons: [] };
+  return lacks.length > 0
+    ? { renders: false, reasons: [lacking(lacks, 'the variable shows an error instead')] }
+    : { renders: true, reasons: [] };
 }

@@ -111,9 +111,13 @@ export function panelsDrawn(report: MigrationReport): string | undefined {
 function summaryLine(report: MigrationReport): string {
   const s = report.summary;
   const drawn = panelsDrawn(report);
-  return [counts(s.panels, 'panels'), counts(s.variables, 'variables'), counts(s.queries, 'queries'), counts(s.other, 'other settings'), ...(drawn ? [`the web UI draws ${drawn} panels`] : [])].join(
-    '; ',
-  );
+  return [
+    counts(s.panels, 'panels'),
+    counts(s.variables, 'variables'),
+    counts(s.queries, 'queries'),
+    counts(s.other, 'other settings'),
+    ...(drawn ? [`the web UI draws ${drawn} panels`] : []),
+  ].join('; ');
 }
 
 /** The summary as a compact JSON object, for the X-Migration-Summary response header. */

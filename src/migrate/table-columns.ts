@@ -48,7 +48,9 @@ export class TableColumns {
 
   /** The column shown as `display` after the organize transformations so far (field name, or its rename); created when absent. */
   column(display: string): Obj {
-    const found = this.columns.find((c) => this.shown.get(c) === display) ?? this.columns.find((c) => this.field.get(c) === display && !this.shown.has(c));
+    const found =
+      this.columns.find((c) => this.shown.get(c) === display) ??
+      this.columns.find((c) => this.field.get(c) === display && !this.shown.has(c));
     if (found) return found;
     const created: Obj = { name: this.name(display) };
     this.columns.push(created);
@@ -84,7 +86,8 @@ export class TableColumns {
       else if (p.id === 'unit') col.format = { ...obj(col.format), ...obj(formatOf(v, undefined, notes)) };
       else if (p.id === 'decimals' && num(v) !== undefined) col.format = { ...obj(col.format), decimalPlaces: Math.round(num(v)!) };
       else if (p.id === 'mappings') this.mapped.set(col, [...(this.mapped.get(col) ?? []), ...cellSettingsOf(v, notes)]);
-      else if (p.id === 'noValue' && v !== undefined && v !== null) this.noValue.set(col, [{ condition: { kind: 'Misc', spec: { value: 'null' } }, text: String(v) }]);
+      else if (p.id === 'noValue' && v !== undefined && v !== null)
+        this.noValue.set(col, [{ condition: { kind: 'Misc', spec: { value: 'null' } }, text: String(v) }]);
       else if (p.id === 'links' && linkOf(arr(v)[arr(v).length - 1])) col.dataLink = linkOf(arr(v)[arr(v).length - 1]);
       else if (p.id === 'custom.align' && ['left', 'center', 'right'].includes(v)) col.align = v;
       else if (p.id === 'custom.hidden' || (p.id === 'custom.hideFrom' && obj(v).viz === true)) col.hide = v !== false;
@@ -100,7 +103,10 @@ export class TableColumns {
 
   /** The column settings: with an `indexByName`, indexed columns in index order, then the others; else overridden columns first. */
   build(): Obj[] {
-    const first = this.order.size > 0 ? this.columns.filter((c) => this.order.has(c)).sort((a, b) => this.order.get(a)! - this.order.get(b)!) : this.overridden;
+    const first =
+      this.order.size > 0
+        ? this.columns.filter((c) => this.order.has(c)).sort((a, b) => this.order.get(a)! - this.order.get(b)!)
+        : this.overridden;
     const rest = this.columns.filter((c) => !first.includes(c));
     return [...first, ...rest].map((c) => {
       const cells = [...(this.noValue.get(c) ?? []), ...(this.mapped.get(c) ?? [])];

@@ -43,7 +43,10 @@ export const TARGET_PLUGINS: Readonly<Record<string, TargetPlugins>> = {
   loki: {
     datasource: 'LokiDatasource',
     text: expr,
-    queries: { TimeSeriesQuery: { kind: 'LokiTimeSeriesQuery', build: lokiMetricSpec }, LogQuery: { kind: 'LokiLogQuery', build: lokiLogSpec } },
+    queries: {
+      TimeSeriesQuery: { kind: 'LokiTimeSeriesQuery', build: lokiMetricSpec },
+      LogQuery: { kind: 'LokiLogQuery', build: lokiLogSpec },
+    },
     others: ['LokiLabelValuesVariable', 'LokiLabelNamesVariable'],
     datasourceVariable: true,
   },
@@ -63,7 +66,9 @@ export const TARGET_PLUGINS: Readonly<Record<string, TargetPlugins>> = {
 };
 
 const DATASOURCE_OF = new Map<string, string>(
-  Object.values(TARGET_PLUGINS).flatMap((p) => [...Object.values(p.queries).map((q) => q.kind), ...(p.others ?? [])].map((kind) => [kind, p.datasource] as [string, string])),
+  Object.values(TARGET_PLUGINS).flatMap((p) =>
+    [...Object.values(p.queries).map((q) => q.kind), ...(p.others ?? [])].map((kind) => [kind, p.datasource] as [string, string]),
+  ),
 );
 
 /** The datasource plugin a query, variable or annotation plugin the migration makes runs on (undefined for other kinds). */

@@ -43,7 +43,8 @@ export function lokiMetricSpec(t: Obj, _panel: Obj, notes: string[]): Obj {
   const id = t.refId ? `query ${t.refId}` : 'a query';
   const legend = legendOf(t);
   if (legend) notes.push(`${id}: the legend format ${quoted(legend)} is not carried (LokiTimeSeriesQuery names series by their labels)`);
-  if (t.instant === true || t.queryType === 'instant') notes.push(`${id} was an instant query: LokiTimeSeriesQuery runs it over the time range`);
+  if (t.instant === true || t.queryType === 'instant')
+    notes.push(`${id} was an instant query: LokiTimeSeriesQuery runs it over the time range`);
   return { query: t.expr };
 }
 

@@ -17,7 +17,9 @@ const NO_TRACES: Record<string, string> = { serviceMap: 'the service graph', upl
 /** One filter of the search form as a TraceQL condition (`resource.service.name="api"`), or undefined when it is incomplete. */
 function condition(f: Obj, durationTag: string): string | undefined {
   const tag = f.id === 'min-duration' || f.id === 'max-duration' ? durationTag : str(f.tag);
-  const values = (Array.isArray(f.value) ? f.value : [f.value]).filter((v): v is string | number => (typeof v === 'string' && v !== '') || typeof v === 'number').map(String);
+  const values = (Array.isArray(f.value) ? f.value : [f.value])
+    .filter((v): v is string | number => (typeof v === 'string' && v !== '') || typeof v === 'number')
+    .map(String);
   if (!tag || !str(f.operator) || values.length === 0) return undefined;
   const scope = f.scope === 'intrinsic' || INTRINSICS.has(tag) ? '' : f.scope === 'unscoped' || !str(f.scope) ? '.' : `${f.scope}.`;
   const text = values.join('|');
@@ -42,7 +44,8 @@ function fromLegacySearch(t: Obj): string {
   const conditions: string[] = [];
   if (str(t.serviceName)) conditions.push(`resource.service.name=${JSON.stringify(t.serviceName)}`);
   if (str(t.spanName)) conditions.push(`name=${JSON.stringify(t.spanName)}`);
-  for (const m of String(t.search ?? '').matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S+)/g)) conditions.push(`.${m[1]}=${m[2].startsWith('"') ? m[2] : JSON.stringify(m[2])}`);
+  for (const m of String(t.search ?? '').matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S+)/g))
+    conditions.push(`.${m[1]}=${m[2].startsWith('"') ? m[2] : JSON.stringify(m[2])}`);
   if (str(t.minDuration)) conditions.push(`duration>${t.minDuration}`);
   if (str(t.maxDuration)) conditions.push(`duration<${t.maxDuration}`);
   return conditions.length > 0 ? `{${conditions.join(' && ')}}` : '{}';
@@ -61,12 +64,14 @@ export function tempoText(t: Obj): string {
 export function tempoSpec(t: Obj, _panel: Obj, notes: string[]): Obj | string {
   const type = str(t.queryType) ?? 'traceql';
   if (NO_TRACES[type]) return `it shows ${NO_TRACES[type]}, which no Perses plugin draws`;
-  if (type === 'traceqlMetrics' || str(t.metricsQueryType)) return 'it is a TraceQL metrics query (time series), which TempoTraceQuery does not run';
+  if (type === 'traceqlMetrics' || str(t.metricsQueryType))
+    return 'it is a TraceQL metrics query (time series), which TempoTraceQuery does not run';
   const id = t.refId ? `query ${t.refId}` : 'a query';
   const query = tempoText(t);
   if (type !== 'traceql') notes.push(`${id} (Grafana's Tempo search form) is written as the TraceQL ${quoted(query)}`);
   const groupBy = arr(t.groupBy).filter((g) => str(obj(g).tag));
-  if (type === 'traceqlSearch' && groupBy.length > 0) notes.push(`${id}: grouping by ${groupBy.map((g) => g.tag).join(', ')} is not carried`);
+  if (type === 'traceqlSearch' && groupBy.length > 0)
+    notes.push(`${id}: grouping by ${groupBy.map((g) => g.tag).join(', ')} is not carried`);
   if (num(t.spss) !== undefined) notes.push(`${id}: the spans per span set (${t.spss}) are not carried: Perses shows whole traces`);
   if (t.tableType === 'spans') notes.push(`${id} listed spans: Perses lists traces`);
   return defined({ query, limit: num(t.limit) });

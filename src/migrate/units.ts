@@ -63,4 +63,8 @@ export function mapUnit(grafana: string): { unit: string; exact: boolean } | und
 }
 
 /** Every Grafana unit with a Perses counterpart (for tests that check the UI can format them all). */
-export const MAPPED_GRAFANA_UNITS: readonly string[] = [...Object.keys(UNITS), ...Object.keys(APPROXIMATE), ...CURRENCIES.map((c) => `currency${c.toUpperCase()}`)];
+export const MAPPED_GRAFANA_UNITS: readonly string[] = [
+  ...Object.keys(UNITS),
+  ...Object.keys(APPROXIMATE),
+  ...CURRENCIES.map((c) => `currency${c.toUpperCase()}`),
+];

@@ -58,18 +58,26 @@ export function prometheusVariable(query: string, regex: string | undefined, not
     return { plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: label, matchers: selector ? [selector] : [] } } };
   }
   const labelNames = callArgs(query, 'label_names');
-  if (labelNames !== undefined) return { plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: labelNames.trim() ? [labelNames.trim()] : [] } } };
+  if (labelNames !== undefined)
+    return { plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: labelNames.trim() ? [labelNames.trim()] : [] } } };
   const metrics = callArgs(query, 'metrics');
   if (metrics !== undefined) {
     const filter = regexSource(metrics.trim());
-    return { plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: '__name__', matchers: [] } }, capturingRegexp: regex ? undefined : filter ? `^(.*(?:${filter}).*)$` : null };
+    return {
+      plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: '__name__', matchers: [] } },
+      capturingRegexp: regex ? undefined : filter ? `^(.*(?:${filter}).*)$` : null,
+    };
   }
   const inner = callArgs(query, 'query_result');
   const expr = inner ?? query;
   if (expr.trim() === '') return undefined;
   const fromRegex = labelFromRegex(regex);
   const label = fromRegex ?? labelFromBy(expr);
-  if (label) return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: label } }, capturingRegexp: fromRegex ? null : undefined };
+  if (label)
+    return {
+      plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: label } },
+      capturingRegexp: fromRegex ? null : undefined,
+    };
   notes.push(`no label to list could be found in "${query}" (Grafana listed whole series): the metric name is listed`);
   return { plugin: { kind: 'PrometheusPromQLVariable', spec: { expr, labelName: '__name__' } } };
 }
@@ -92,7 +100,8 @@ function lokiMatchers(stream: string | undefined): string[] {
  */
 export function lokiVariable(query: unknown): { kind: string; spec: Obj } | undefined {
   if (isObj(query) && typeof query.query !== 'string') {
-    if (Number(query.type) === LOKI_LABEL_NAMES) return { kind: 'LokiLabelNamesVariable', spec: { matchers: lokiMatchers(str(query.stream)) } };
+    if (Number(query.type) === LOKI_LABEL_NAMES)
+      return { kind: 'LokiLabelNamesVariable', spec: { matchers: lokiMatchers(str(query.stream)) } };
     const label = str(query.label)?.trim();
     if (Number(query.type) === LOKI_LABEL_VALUES && label && /^[a-zA-Z_]\w*$/.test(label))
       return { kind: 'LokiLabelValuesVariable', spec: { labelName: label, matchers: lokiMatchers(str(query.stream)) } };

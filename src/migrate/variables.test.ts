@@ -25,7 +25,14 @@ describe('migrate: variables', () => {
       },
       { type: 'query', name: 'label', query: 'label_names()', hide: 1, label: 'Label' },
       { type: 'query', name: 'metric', query: 'metrics(node_cpu)' },
-      { type: 'query', name: 'cluster', query: 'query_result(up)', regex: '/.*cluster="([^"]+)".*/', current: { value: '$__all' }, sort: 8 },
+      {
+        type: 'query',
+        name: 'cluster',
+        query: 'query_result(up)',
+        regex: '/.*cluster="([^"]+)".*/',
+        current: { value: '$__all' },
+        sort: 8,
+      },
     ]);
     expect(variables.map((v) => v.spec)).to.deep.equal([
       {
@@ -39,7 +46,13 @@ describe('migrate: variables', () => {
         sort: 'alphabetical-asc',
         plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job', matchers: ['up{env="prod"}'] } },
       },
-      { name: 'label', display: { name: 'Label', hidden: false }, allowAllValue: false, allowMultiple: false, plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: [] } } },
+      {
+        name: 'label',
+        display: { name: 'Label', hidden: false },
+        allowAllValue: false,
+        allowMultiple: false,
+        plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: [] } },
+      },
       {
         name: 'metric',
         display: { hidden: false },
@@ -109,7 +122,9 @@ describe('migrate: variables', () => {
       'the "auto" interval option is not supported: the default is 10m, the listed interval nearest to the 12m "auto" chose (the dashboard\'s 6h in 30 steps, at least 10s)',
     ]);
     // a week in 10 steps; no time range: Perses' 1h, at least 30m
-    expect(migrate([interval({ auto_count: 10 })], {}, { time: { from: 'now-7d', to: 'now' } }).variables[0].spec.defaultValue).to.equal('1d');
+    expect(migrate([interval({ auto_count: 10 })], {}, { time: { from: 'now-7d', to: 'now' } }).variables[0].spec.defaultValue).to.equal(
+      '1d',
+    );
     expect(migrate([interval({ auto_min: '30m' })]).variables[0].spec.defaultValue).to.equal('30m');
     // no listed duration: no default (Perses takes the first value)
     const odd = migrate([interval({ query: 'fast,slow', options: [] })]);
@@ -121,7 +136,13 @@ describe('migrate: variables', () => {
     const list = [
       { type: 'datasource', name: 'cw', query: 'cloudwatch', current: { text: 'CloudWatch', value: 'CloudWatch' } },
       { type: 'query', name: 'job', datasource: { type: 'prometheus', uid: '${mimir}' }, query: 'label_values(up, job)' },
-      { type: 'datasource', name: 'mimir', query: 'grafana-mimir-datasource', label: 'Metrics from', current: { text: 'Mimir EU', value: 'P1809F7CD0C75ACF3' } },
+      {
+        type: 'datasource',
+        name: 'mimir',
+        query: 'grafana-mimir-datasource',
+        label: 'Metrics from',
+        current: { text: 'Mimir EU', value: 'P1809F7CD0C75ACF3' },
+      },
       { type: 'datasource', name: 'logs', query: 'loki', multi: true, regex: '/loki-.*/' },
     ];
     const { variables, entries } = migrate(list);
@@ -138,9 +159,20 @@ describe('migrate: variables', () => {
       },
       {
         kind: 'ListVariable',
-        spec: { name: 'mimir', display: { name: 'Metrics from', hidden: false }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } },
+        spec: {
+          name: 'mimir',
+          display: { name: 'Metrics from', hidden: false },
+          plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } },
+        },
       },
-      { kind: 'ListVariable', spec: { name: 'logs', display: { hidden: false }, plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'LokiDatasource' } } } },
+      {
+        kind: 'ListVariable',
+        spec: {
+          name: 'logs',
+          display: { hidden: false },
+          plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'LokiDatasource' } },
+        },
+      },
     ]);
     expect(entries.map((e) => [e.outcome, e.result ?? null])).to.deep.equal([
       ['dropped', null],
@@ -149,8 +181,12 @@ describe('migrate: variables', () => {
       ['approximated', 'DatasourceVariable'],
       ['approximated', 'DatasourceVariable'],
     ]);
-    expect(entries[0].notes).to.deep.equal(['it chose a cloudwatch datasource, and the migration does not translate cloudwatch queries: the queries that used $cw are kept as placeholder queries']);
-    expect(entries[2].notes).to.deep.equal(["queries that used $mimir use the datasource it picks among the project's and the global PrometheusDatasources, by default the project's default"]);
+    expect(entries[0].notes).to.deep.equal([
+      'it chose a cloudwatch datasource, and the migration does not translate cloudwatch queries: the queries that used $cw are kept as placeholder queries',
+    ]);
+    expect(entries[2].notes).to.deep.equal([
+      "queries that used $mimir use the datasource it picks among the project's and the global PrometheusDatasources, by default the project's default",
+    ]);
     expect(entries[3].notes.slice(1)).to.deep.equal([
       'several datasources at once (multi-value or All) are not kept: it picks one',
       'its regex "/loki-.*/" filtering the datasources listed is not kept: it lists them all',
@@ -241,7 +277,9 @@ describe('migrate: variables', () => {
       ['host', 'StaticListVariable', { values: ['a'] }, undefined],
     ]);
     expect(entries.map((e) => e.outcome)).to.deep.equal(['approximated', 'dropped', 'placeholder', 'dropped']);
-    expect(entries[0].notes[0]).to.equal('queries that used $ds use the datasource it picks among the project\'s and the global PrometheusDatasources, by default "prom"');
+    expect(entries[0].notes[0]).to.equal(
+      'queries that used $ds use the datasource it picks among the project\'s and the global PrometheusDatasources, by default "prom"',
+    );
     expect(entries[2].notes[0]).to.match(/unknown query "servers\.\*" cannot run/);
     expect(entries[3].notes.join()).to.match(/same name comes first/);
   });
@@ -253,7 +291,12 @@ describe('migrate: variables', () => {
         { type: 'query', name: 'a', datasource: 'Logs', query: 'label_values(jobid)' },
         { type: 'query', name: 'b', datasource: { type: 'loki', uid: 'x' }, query: 'label_values({}, job)' },
         { type: 'query', name: 'c', datasource: { type: 'loki', uid: 'x' }, query: 'label_values({job="$a"}, pod)', regex: '/^(api.*)$/' },
-        { type: 'query', name: 'd', datasource: { type: 'loki', uid: 'x' }, query: { refId: 'LokiVariableQueryEditor-VariableQuery', type: 0, stream: '{job="x"}' } },
+        {
+          type: 'query',
+          name: 'd',
+          datasource: { type: 'loki', uid: 'x' },
+          query: { refId: 'LokiVariableQueryEditor-VariableQuery', type: 0, stream: '{job="x"}' },
+        },
         { type: 'query', name: 'e', query: { refId: 'LokiVariableQueryEditor-VariableQuery', type: 1, label: 'level' } },
       ],
       {},

@@ -11,7 +11,17 @@ import { lokiVariable, prometheusVariable } from './variable-queries.js';
 /** Grafana template variables -> Perses variables, each with its report entry. */
 
 /** Grafana sort codes 0-8 -> Perses sort (natural sorting is approximated). */
-const SORTS = [undefined, 'alphabetical-asc', 'alphabetical-desc', 'numerical-asc', 'numerical-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc', 'alphabetical-ci-asc', 'alphabetical-ci-desc'];
+const SORTS = [
+  undefined,
+  'alphabetical-asc',
+  'alphabetical-desc',
+  'numerical-asc',
+  'numerical-desc',
+  'alphabetical-ci-asc',
+  'alphabetical-ci-desc',
+  'alphabetical-ci-asc',
+  'alphabetical-ci-desc',
+];
 const VARIABLE_NAME = /^(?!__)[0-9]*[^0-9\W]\w*$/;
 const ALL = '$__all';
 
@@ -58,8 +68,11 @@ function labelled(item: string): Obj | undefined {
 
 /** The values of a custom or interval variable: its saved options, else its query text. */
 function staticValues(v: Obj): (string | Obj)[] {
-  const options = arr(v.options).filter((o) => isObj(o) && typeof o.value === 'string' && o.value !== ALL && !String(o.value).startsWith('$__auto'));
-  if (options.length > 0) return options.map((o) => (typeof o.text === 'string' && o.text !== o.value ? { label: o.text, value: o.value } : o.value));
+  const options = arr(v.options).filter(
+    (o) => isObj(o) && typeof o.value === 'string' && o.value !== ALL && !String(o.value).startsWith('$__auto'),
+  );
+  if (options.length > 0)
+    return options.map((o) => (typeof o.text === 'string' && o.text !== o.value ? { label: o.text, value: o.value } : o.value));
   return typeof v.query === 'string' ? parseCustom(v.query) : [];
 }
 
@@ -72,7 +85,9 @@ function savedValues(v: Obj): { values: (string | Obj)[]; variable: Obj; note: s
   const options = staticValues({ ...v, query: undefined });
   const listed = new Set(options.map((o) => (typeof o === 'string' ? o : String(o.value))));
   const value = obj(v.current).value;
-  const selection = (Array.isArray(value) ? value : [value]).filter((x): x is string => typeof x === 'string' && x !== ALL && !x.startsWith('$__auto'));
+  const selection = (Array.isArray(value) ? value : [value]).filter(
+    (x): x is string => typeof x === 'string' && x !== ALL && !x.startsWith('$__auto'),
+  );
   const extra = selection.filter((x) => !listed.has(x));
   const values = [...options, ...extra];
   const all = defaultValue(v) === ALL;
@@ -163,7 +178,11 @@ function isAutoMarker(value: unknown): boolean {
  * The listed interval nearest (by ratio) to what Grafana's "auto" option chose over the
  * dashboard's time range: the range in `auto_count` steps (30), at least `auto_min` (10s).
  */
-function autoInterval(v: Obj, values: (string | Obj)[], range: string): { value: string; interval: string; count: number; min: string } | undefined {
+function autoInterval(
+  v: Obj,
+  values: (string | Obj)[],
+  range: string,
+): { value: string; interval: string; count: number; min: string } | undefined {
   const rangeMs = durationMs(range);
   const count = Math.max(1, Math.floor(num(v.auto_count) ?? 30));
   const min = str(v.auto_min) && durationMs(v.auto_min) !== undefined ? v.auto_min : '10s';
@@ -199,20 +218,40 @@ function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'):
   switch (v.type) {
     case 'constant':
       return {
-        variable: { kind: 'TextVariable', spec: defined({ name, display: display({ ...v, hide: 2 }), value: str(v.query) ?? String(defaultValue(v) ?? ''), constant: true }) },
+        variable: {
+          kind: 'TextVariable',
+          spec: defined({
+            name,
+            display: display({ ...v, hide: 2 }),
+            value: str(v.query) ?? String(defaultValue(v) ?? ''),
+            constant: true,
+          }),
+        },
         entry: entry('mapped', 'TextVariable (constant)'),
       };
     case 'textbox':
-      return { variable: { kind: 'TextVariable', spec: defined({ name, display: display(v), value: String(defaultValue(v) ?? str(v.query) ?? '') }) }, entry: entry('mapped', 'TextVariable') };
+      return {
+        variable: {
+          kind: 'TextVariable',
+          spec: defined({ name, display: display(v), value: String(defaultValue(v) ?? str(v.query) ?? '') }),
+        },
+        entry: entry('mapped', 'TextVariable'),
+      };
     case 'custom':
     case 'interval': {
       const values = staticValues(v);
       if (v.type !== 'interval' || (v.auto !== true && !isAutoMarker(defaultValue(v)))) {
-        return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
+        return {
+          variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes),
+          entry: entry('mapped', 'StaticListVariable'),
+        };
       }
       if (!isAutoMarker(defaultValue(v))) {
         notes.push('the "auto" interval option is not supported: the variable offers the listed intervals only');
-        return { variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
+        return {
+          variable: listVariable(v, { kind: 'StaticListVariable', spec: { values } }, notes),
+          entry: entry('mapped', 'StaticListVariable'),
+        };
       }
       // "auto" was the saved choice: its marker ($__auto_interval_x) is no value of the list
       const auto = autoInterval(v, values, range);
@@ -222,7 +261,10 @@ function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'):
           : 'the "auto" interval option is not supported: the first listed interval is the default',
       );
       const current = { ...v, current: auto ? { value: auto.value } : undefined };
-      return { variable: listVariable(current, { kind: 'StaticListVariable', spec: { values } }, notes), entry: entry('mapped', 'StaticListVariable') };
+      return {
+        variable: listVariable(current, { kind: 'StaticListVariable', spec: { values } }, notes),
+        entry: entry('mapped', 'StaticListVariable'),
+      };
     }
     case 'datasource': {
       const type = normalizeType(ctx.ds.variables.get(name));
@@ -236,7 +278,8 @@ function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'):
         );
         return { entry: entry('dropped') };
       }
-      if (pickerKind(v, ctx) === kind) return { variable: datasourcePicker(v, kind, display(v), ctx, notes), entry: entry('mapped', 'DatasourceVariable') };
+      if (pickerKind(v, ctx) === kind)
+        return { variable: datasourcePicker(v, kind, display(v), ctx, notes), entry: entry('mapped', 'DatasourceVariable') };
       notes.push(`queries that used $${name} now use ${ctx.ds.target(kind, name)}: the choice among datasources is not kept`);
       return { entry: { ...entry('approximated', `${kind} of the project`), path: undefined } };
     }
@@ -250,7 +293,10 @@ function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'):
           return { variable: listVariable(v, plugin, notes), entry: entry('mapped', loki.kind) };
         }
       }
-      const prom = type === 'prometheus' || ((type === undefined || type === 'unknown') && PROMETHEUS_FUNCTION.test(text)) ? prometheusVariable(text, str(v.regex), notes) : undefined;
+      const prom =
+        type === 'prometheus' || ((type === undefined || type === 'unknown') && PROMETHEUS_FUNCTION.test(text))
+          ? prometheusVariable(text, str(v.regex), notes)
+          : undefined;
       if (prom) {
         const selector = ctx.ds.selector('PrometheusDatasource', ref);
         const plugin = { kind: prom.plugin.kind, spec: defined({ datasource: selector, ...prom.plugin.spec }) };
@@ -279,7 +325,11 @@ function migrateVariable(v: Obj, path: string, ctx: QueryContext, range = '1h'):
 }
 
 /** Every variable of `templating.list`, in order; duplicates after the first are dropped with a note. `range`: the migrated dashboard's time range. */
-export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = durationOf(dashboard.time, []) ?? '1h'): { variables: Obj[]; entries: ReportEntry[] } {
+export function migrateVariables(
+  dashboard: Obj,
+  ctx: QueryContext,
+  range = durationOf(dashboard.time, []) ?? '1h',
+): { variables: Obj[]; entries: ReportEntry[] } {
   const variables: Obj[] = [];
   const entries: ReportEntry[] = [];
   const seen = new Set<string>();
@@ -289,7 +339,12 @@ export function migrateVariables(dashboard: Obj, ctx: QueryContext, range = dura
     if (!isObj(v)) continue;
     const m = migrateVariable(v, `spec.variables[${variables.length}]`, ctx, range);
     if (m.variable && seen.has(m.variable.spec.name)) {
-      entries.push({ ...m.entry, outcome: 'dropped', path: undefined, notes: [...m.entry.notes, 'a variable of the same name comes first'] });
+      entries.push({
+        ...m.entry,
+        outcome: 'dropped',
+        path: undefined,
+        notes: [...m.entry.notes, 'a variable of the same name comes first'],
+      });
       continue;
     }
     if (m.variable) {

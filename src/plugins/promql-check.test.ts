@@ -71,7 +71,12 @@ describe('PromQL check (lezer-promql, strict)', () => {
   });
 
   it("valid queries past lezer's own limits (deep stacks, long operator chains) are not reported as errors", () => {
-    for (const q of [Array.from({ length: 3000 }, () => 'x').join(' or '), Array.from({ length: 1500 }, () => '1').join('^'), `${'('.repeat(3000)}1${')'.repeat(3000)}`, `${'-'.repeat(5000)}1`]) {
+    for (const q of [
+      Array.from({ length: 3000 }, () => 'x').join(' or '),
+      Array.from({ length: 1500 }, () => '1').join('^'),
+      `${'('.repeat(3000)}1${')'.repeat(3000)}`,
+      `${'-'.repeat(5000)}1`,
+    ]) {
       expect(promqlError(q), q.slice(0, 40)).to.equal(undefined);
     }
   });

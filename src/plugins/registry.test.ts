@@ -187,7 +187,9 @@ describe('PluginRegistry', () => {
         const samples = [...VALID, ...INVALID].filter((f) => f.kind === target);
         expect(samples, `corpus fragments of ${target}`).to.not.be.empty;
         for (const f of samples) {
-          expect(registry.check({ kind: synonym, spec: f.spec }, [type], 'spec.plugin'), f.file).to.deep.equal(registry.check({ kind: target, spec: f.spec }, [type], 'spec.plugin'));
+          expect(registry.check({ kind: synonym, spec: f.spec }, [type], 'spec.plugin'), f.file).to.deep.equal(
+            registry.check({ kind: target, spec: f.spec }, [type], 'spec.plugin'),
+          );
         }
       });
     }
@@ -211,7 +213,11 @@ describe('PluginRegistry', () => {
       ['TempoTraceQuery', { query: '{}', limit: 0 }, 'spec.plugin.spec.limit'],
       ['TempoTraceQuery', { query: '{}', datasource: { kind: 'LokiDatasource', name: 'loki' } }, 'spec.plugin.spec.datasource'],
       ['PyroscopeProfileQuery', { service: 'checkout' }, 'spec.plugin.spec.profileType'],
-      ['PyroscopeProfileQuery', { profileType: 'cpu', filters: [{ labelName: 'a', labelValue: 'b' }] }, 'spec.plugin.spec.filters[0].operator'],
+      [
+        'PyroscopeProfileQuery',
+        { profileType: 'cpu', filters: [{ labelName: 'a', labelValue: 'b' }] },
+        'spec.plugin.spec.filters[0].operator',
+      ],
       ['FlameChart', { ...flame, palette: 'rainbow' }, 'spec.plugin.spec.palette'],
       ['FlameChart', { ...flame, showTable: undefined }, 'spec.plugin.spec.showTable'],
       ['TraceTable', { visual: { palette: { mode: 'neon' } } }, 'spec.plugin.spec.visual.palette.mode'],
@@ -227,14 +233,28 @@ describe('PluginRegistry', () => {
     }
 
     it('a datasource variable reference ("$ds") selects the datasource of a Loki, Tempo or Pyroscope query', () => {
-      expect(registry.check({ kind: 'LokiLogQuery', spec: { query: '{job="nginx"}', datasource: '$ds' } }, ['LogQuery'], 'q')).to.deep.equal([]);
-      expect(registry.check({ kind: 'TempoTraceQuery', spec: { query: '{}', datasource: '${tempo}' } }, ['TraceQuery'], 'q')).to.deep.equal([]);
-      expect(registry.check({ kind: 'PyroscopeProfileQuery', spec: { profileType: 'cpu', datasource: { kind: 'PyroscopeDatasource' } } }, ['ProfileQuery'], 'q')).to.deep.equal([]);
+      expect(
+        registry.check({ kind: 'LokiLogQuery', spec: { query: '{job="nginx"}', datasource: '$ds' } }, ['LogQuery'], 'q'),
+      ).to.deep.equal([]);
+      expect(registry.check({ kind: 'TempoTraceQuery', spec: { query: '{}', datasource: '${tempo}' } }, ['TraceQuery'], 'q')).to.deep.equal(
+        [],
+      );
+      expect(
+        registry.check(
+          { kind: 'PyroscopeProfileQuery', spec: { profileType: 'cpu', datasource: { kind: 'PyroscopeDatasource' } } },
+          ['ProfileQuery'],
+          'q',
+        ),
+      ).to.deep.equal([]);
     });
 
     it('LogsTable takes the settings of the Loki plugin 0.2 (wrap, time) and of later Perses (allowWrap, showTime)', () => {
-      expect(registry.check({ kind: 'LogsTable', spec: { wrap: true, time: true, enableDetails: true } }, ['Panel'], 'p')).to.deep.equal([]);
-      expect(registry.check({ kind: 'LogsTable', spec: { allowWrap: true, showTime: true, enableDetails: false } }, ['Panel'], 'p')).to.deep.equal([]);
+      expect(registry.check({ kind: 'LogsTable', spec: { wrap: true, time: true, enableDetails: true } }, ['Panel'], 'p')).to.deep.equal(
+        [],
+      );
+      expect(
+        registry.check({ kind: 'LogsTable', spec: { allowWrap: true, showTime: true, enableDetails: false } }, ['Panel'], 'p'),
+      ).to.deep.equal([]);
     });
   });
 
@@ -325,7 +345,11 @@ describe('PluginRegistry', () => {
       ]);
     }
     expect(r.get('PrometheusPromQLVariable')?.languages, 'Perses checks the queries of panels only').to.equal(undefined);
-    expect(r.check({ kind: 'SQLTimeSeriesQuery', spec: { query: 'rate(up[)' } }, ['TimeSeriesQuery'], 'q').filter((d) => d.message.includes('PromQL'))).to.deep.equal([]);
+    expect(
+      r
+        .check({ kind: 'SQLTimeSeriesQuery', spec: { query: 'rate(up[)' } }, ['TimeSeriesQuery'], 'q')
+        .filter((d) => d.message.includes('PromQL')),
+    ).to.deep.equal([]);
   });
 
   describe('plugin.schemas_dir', () => {
@@ -334,7 +358,12 @@ describe('PluginRegistry', () => {
         writeFileSync(
           join(dir, 'charts.json'),
           JSON.stringify([
-            { kind: 'FooChart', type: 'Panel', module: 'foo', schema: { type: 'object', required: ['expr'], properties: { expr: { type: 'string' } } } },
+            {
+              kind: 'FooChart',
+              type: 'Panel',
+              module: 'foo',
+              schema: { type: 'object', required: ['expr'], properties: { expr: { type: 'string' } } },
+            },
             { kind: 'ExoticQuery', type: 'TimeSeriesQuery' },
           ]),
         );
@@ -346,17 +375,27 @@ describe('PluginRegistry', () => {
         expect(r.get('SomeVariable')?.type).to.equal('Variable');
         expect(r.get('TimeSeriesChart')?.type, 'the built-in catalog is still there').to.equal('Panel');
         expect(r.check({ kind: 'FooChart', spec: { expr: 'up' } }, ['Panel'], 'spec.plugin')).to.deep.equal([]);
-        expect(r.check({ kind: 'FooChart', spec: {} }, ['Panel'], 'spec.plugin').map((d) => d.path)).to.deep.equal(['spec.plugin.spec.expr']);
+        expect(r.check({ kind: 'FooChart', spec: {} }, ['Panel'], 'spec.plugin').map((d) => d.path)).to.deep.equal([
+          'spec.plugin.spec.expr',
+        ]);
         expect(r.check({ kind: 'ExoticQuery', spec: { anything: [1, 2] } }, ['TimeSeriesQuery'], 'q')).to.deep.equal([]);
         expect(r.check({ kind: 'FooChart', spec: { expr: 'up' } }, ['Datasource'], 'spec.plugin')).to.have.length(1);
       }));
 
     it('an entry may declare spec fields in a query language; an unknown language fails to load, naming the file, the plugin and the known ones', () =>
       withTempDir((dir) => {
-        writeFileSync(join(dir, 'exotic.json'), JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'promql' } }));
+        writeFileSync(
+          join(dir, 'exotic.json'),
+          JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'promql' } }),
+        );
         const r = PluginRegistry.load(BUILTIN, dir);
-        expect(r.check({ kind: 'ExoticQuery', spec: { expr: 'sum(x' } }, ['TimeSeriesQuery'], 'q').map((d) => d.path)).to.deep.equal(['q.spec.expr']);
-        writeFileSync(join(dir, 'exotic.json'), JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'logql' } }));
+        expect(r.check({ kind: 'ExoticQuery', spec: { expr: 'sum(x' } }, ['TimeSeriesQuery'], 'q').map((d) => d.path)).to.deep.equal([
+          'q.spec.expr',
+        ]);
+        writeFileSync(
+          join(dir, 'exotic.json'),
+          JSON.stringify({ kind: 'ExoticQuery', type: 'TimeSeriesQuery', languages: { expr: 'logql' } }),
+        );
         expect(() => PluginRegistry.load(BUILTIN, dir)).to.throw(Error, /exotic\.json.*ExoticQuery.*"logql".*promql/);
       }));
 

@@ -162,7 +162,10 @@ export class PluginRegistry {
       return [{ path: kindPath, message: `plugin "${kind}" is a ${info.type} plugin; a ${types.join('/')} plugin is expected here` }];
     }
     const specPath = joinPath(path, 'spec');
-    return [...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath, `${kind} plugin spec`) : []), ...languageErrors(info, spec, specPath)];
+    return [
+      ...(info.validate ? schemaErrors(info.validate, spec ?? {}, specPath, `${kind} plugin spec`) : []),
+      ...languageErrors(info, spec, specPath),
+    ];
   }
 
   /** The known kinds of `types`, as a message lists them (made once per list of types: a dashboard may name thousands of unknown kinds). */
@@ -198,7 +201,9 @@ function languagesOf(e: CatalogEntry, where: string): Pick<PluginInfo, 'language
   if (e.languages === undefined) return {};
   for (const [field, language] of Object.entries(e.languages)) {
     if (!Object.hasOwn(LANGUAGES, language)) {
-      throw new Error(`${where}: plugin "${e.kind}" declares field "${field}" in language "${language}"; known languages: ${Object.keys(LANGUAGES).join(', ')}`);
+      throw new Error(
+        `${where}: plugin "${e.kind}" declares field "${field}" in language "${language}"; known languages: ${Object.keys(LANGUAGES).join(', ')}`,
+      );
     }
   }
   return { languages: Object.freeze({ ...e.languages }) };

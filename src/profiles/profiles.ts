@@ -100,10 +100,12 @@ export class ProfileService {
 
   /** Merges preferences; a null value removes the key. */
   async setPreferences(p: Principal, body: unknown): Promise<ProfileView> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('preferences must be a JSON object of string values, e.g. {"theme":"dark"}');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw badRequest('preferences must be a JSON object of string values, e.g. {"theme":"dark"}');
     const changes = Object.entries(body as Record<string, unknown>);
     for (const [k, v] of changes) {
-      if (!PREFERENCE_KEY.test(k)) throw badRequest(`preference name ${JSON.stringify(k)} must be 1 to 50 letters, digits, "_", "-" or ".", starting with a letter`);
+      if (!PREFERENCE_KEY.test(k))
+        throw badRequest(`preference name ${JSON.stringify(k)} must be 1 to 50 letters, digits, "_", "-" or ".", starting with a letter`);
       if (v !== null && (typeof v !== 'string' || v.length > MAX_PREFERENCE_LENGTH))
         throw badRequest(`preference ${k} must be a string of at most ${MAX_PREFERENCE_LENGTH} characters, or null to remove it`);
     }
@@ -174,7 +176,10 @@ export class ProfileService {
       const at = this.nowIso();
       try {
         if (stored) {
-          await this.o.store.update({ kind: PROFILE_KIND, metadata: { ...stored.metadata, version: stored.metadata.version + 1, updatedAt: at }, spec }, { expectedVersion: stored.metadata.version });
+          await this.o.store.update(
+            { kind: PROFILE_KIND, metadata: { ...stored.metadata, version: stored.metadata.version + 1, updatedAt: at }, spec },
+            { expectedVersion: stored.metadata.version },
+          );
         } else {
           await this.o.store.create({ kind: PROFILE_KIND, metadata: { name: p.name, createdAt: at, updatedAt: at, version: 0 }, spec });
         }

@@ -13,7 +13,8 @@ describe('query alignment (the query cache)', () => {
     expect(parseTimeParam('1700000000.123')).to.equal(1_700_000_000_123);
     expect(parseTimeParam('2023-11-14T22:13:20Z')).to.equal(1_700_000_000_000);
     expect(parseTimeParam('2023-11-14T23:13:20.5+01:00')).to.equal(1_700_000_000_500);
-    for (const other of ['', 'now', '1.7e9', '0x10', '2023-11-14', '2023-11-14T22:13:20']) expect(parseTimeParam(other), other).to.equal(undefined);
+    for (const other of ['', 'now', '1.7e9', '0x10', '2023-11-14', '2023-11-14T22:13:20'])
+      expect(parseTimeParam(other), other).to.equal(undefined);
     expect(parseStepParam('15')).to.equal(15_000);
     expect(parseStepParam('0.5')).to.equal(500);
     expect(parseStepParam('1m30s')).to.equal(90_000);
@@ -33,11 +34,19 @@ describe('query alignment (the query cache)', () => {
     for (let end = 1_700_000_010; end < 1_700_000_025; end++) next.add(aligned(`query=up&start=${end - 3600}&end=${end}&step=15`, 'range'));
     expect([...next]).to.deep.equal(['end=1700000025&query=up&start=1699996410&step=15']);
     // the range only grows: by less than a step at each end, or a whole step at the end when it was on a multiple
-    expect(aligned('query=up&start=1699996401&end=1700000001&step=15', 'range')).to.equal('end=1700000010&query=up&start=1699996395&step=15');
-    expect(aligned('query=up&start=1699996410&end=1700000010&step=15', 'range')).to.equal('end=1700000025&query=up&start=1699996410&step=15');
+    expect(aligned('query=up&start=1699996401&end=1700000001&step=15', 'range')).to.equal(
+      'end=1700000010&query=up&start=1699996395&step=15',
+    );
+    expect(aligned('query=up&start=1699996410&end=1700000010&step=15', 'range')).to.equal(
+      'end=1700000025&query=up&start=1699996410&step=15',
+    );
     // other spellings of the same times and step: the same text
-    expect(aligned('step=15s&end=2023-11-14T22:13:25Z&query=up&start=1699996405.000', 'range')).to.equal('end=1700000010&query=up&start=1699996395&step=15');
-    expect(aligned('query=up&start=1699996401&end=1700000001&step=1m', 'range')).to.equal('end=1700000040&query=up&start=1699996380&step=60');
+    expect(aligned('step=15s&end=2023-11-14T22:13:25Z&query=up&start=1699996405.000', 'range')).to.equal(
+      'end=1700000010&query=up&start=1699996395&step=15',
+    );
+    expect(aligned('query=up&start=1699996401&end=1700000001&step=1m', 'range')).to.equal(
+      'end=1700000040&query=up&start=1699996380&step=60',
+    );
     // a length that is not a multiple of the step: the start still covers it, the same for every end of the step
     const odd = new Set<string>();
     for (let end = 1_700_000_008; end < 1_700_000_015; end++) odd.add(aligned(`query=up&start=${end - 100}&end=${end}&step=7`, 'range'));
@@ -50,7 +59,10 @@ describe('query alignment (the query cache)', () => {
       const end = 1_700_000_000_000 + Math.floor(Math.random() * 10_000_000);
       const start = end - Math.floor(Math.random() * 40 * step);
       const w = alignedWindow(start, end, step);
-      expect(w.start <= start && w.end > end && w.start % step === 0 && w.end % step === 0, `${start} ${end} ${step}: ${w.start} ${w.end}`).to.equal(true);
+      expect(
+        w.start <= start && w.end > end && w.start % step === 0 && w.end % step === 0,
+        `${start} ${end} ${step}: ${w.start} ${w.end}`,
+      ).to.equal(true);
       // an end on a multiple moves up a whole step
       expect(w.end - end <= step && start - w.start < 2 * step, `${start} ${end} ${step}: ${w.start} ${w.end}`).to.equal(true);
     }

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { AnswerCache, type StoredAnswer } from './answer-cache.js';
 
-const answer = (bytes: number, text = 'x'): StoredAnswer => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(bytes, text) });
+const answer = (bytes: number, text = 'x'): StoredAnswer => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.alloc(bytes, text),
+});
 
 describe('AnswerCache (the query cache kept answers)', () => {
   let now = 0;

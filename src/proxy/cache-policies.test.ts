@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { resolveConfig, type ServerConfig } from '../config.js';
 import { CachePolicies, datasourcePath } from './cache-policies.js';
 
-const policies = (cache: NonNullable<ServerConfig['proxy']>['cache'] = {}) => new CachePolicies(resolveConfig({ proxy: { cache } }).proxy.cache);
+const policies = (cache: NonNullable<ServerConfig['proxy']>['cache'] = {}) =>
+  new CachePolicies(resolveConfig({ proxy: { cache } }).proxy.cache);
 
 describe('query cache settings per datasource (proxy.cache)', () => {
   it('defaults: on, 10 s, aligned to 15 s', () => {
@@ -27,18 +28,24 @@ describe('query cache settings per datasource (proxy.cache)', () => {
   });
 
   it('names datasources as their proxy URLs do', () => {
-    expect([datasourcePath(undefined, undefined, 'g'), datasourcePath('p', undefined, 'd'), datasourcePath('p', 'dash', 'My Prometheus')]).to.deep.equal([
-      'globaldatasources/g',
-      'projects/p/datasources/d',
-      'projects/p/dashboards/dash/datasources/My Prometheus',
-    ]);
+    expect([
+      datasourcePath(undefined, undefined, 'g'),
+      datasourcePath('p', undefined, 'd'),
+      datasourcePath('p', 'dash', 'My Prometheus'),
+    ]).to.deep.equal(['globaldatasources/g', 'projects/p/datasources/d', 'projects/p/dashboards/dash/datasources/My Prometheus']);
   });
 
   it('refuses at start: a path of another shape, the same path twice, a shared answer larger than the cache', () => {
-    expect(() => policies({ datasources: [{ datasource: 'datasources/prom' }] })).to.throw(/proxy\.cache\.datasources\/0\/datasource|datasources\[0\]/);
-    expect(() => policies({ datasources: [{ datasource: 'projects/p/datasources/a' }, { datasource: 'projects/p/datasources/a', ttl: '1s' }] })).to.throw(
+    expect(() => policies({ datasources: [{ datasource: 'datasources/prom' }] })).to.throw(
+      /proxy\.cache\.datasources\/0\/datasource|datasources\[0\]/,
+    );
+    expect(() =>
+      policies({ datasources: [{ datasource: 'projects/p/datasources/a' }, { datasource: 'projects/p/datasources/a', ttl: '1s' }] }),
+    ).to.throw(
       /proxy\.cache\.datasources\[1\]\.datasource: "projects\/p\/datasources\/a" is already listed at proxy\.cache\.datasources\[0\]/,
     );
-    expect(() => policies({ max_size_mb: 1, max_answer_mb: 2 })).to.throw(/proxy\.cache\.max_answer_mb \(2\) must not be more than proxy\.cache\.max_size_mb \(1\)/);
+    expect(() => policies({ max_size_mb: 1, max_answer_mb: 2 })).to.throw(
+      /proxy\.cache\.max_answer_mb \(2\) must not be more than proxy\.cache\.max_size_mb \(1\)/,
+    );
   });
 });

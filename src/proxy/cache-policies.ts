@@ -31,7 +31,12 @@ export class CachePolicies {
   private readonly entries: Entry[];
 
   constructor(config: Readonly<ResolvedConfig['proxy']['cache']>) {
-    this.defaults = Object.freeze({ enable: config.enable, ttlMs: durationMs(config.ttl), align: config.align, resolutionMs: durationMs(config.resolution) });
+    this.defaults = Object.freeze({
+      enable: config.enable,
+      ttlMs: durationMs(config.ttl),
+      align: config.align,
+      resolutionMs: durationMs(config.resolution),
+    });
     this.entries = config.datasources.map((e) => ({
       segments: e.datasource.split('/'),
       policy: Object.freeze({
@@ -57,5 +62,7 @@ export class CachePolicies {
 /** The path of a datasource as its entries in proxy.cache.datasources name it. */
 export function datasourcePath(project: string | undefined, dashboard: string | undefined, name: string): string {
   if (project === undefined) return `globaldatasources/${name}`;
-  return dashboard === undefined ? `projects/${project}/datasources/${name}` : `projects/${project}/dashboards/${dashboard}/datasources/${name}`;
+  return dashboard === undefined
+    ? `projects/${project}/datasources/${name}`
+    : `projects/${project}/dashboards/${dashboard}/datasources/${name}`;
 }

@@ -79,12 +79,22 @@ export function credentialsOf(secret: SecretSource, filesDir: string | undefined
   const identity = `${secret.id}#${createHash('sha256')
     .update(JSON.stringify([authorization, oauth, tls]))
     .digest('base64url')}`;
-  return { ...(authorization ? { authorization } : {}), ...(basic ? { basic } : {}), ...(oauth ? { oauth } : {}), ...(tls ? { tls } : {}), ...(files ? { files: true as const } : {}), identity };
+  return {
+    ...(authorization ? { authorization } : {}),
+    ...(basic ? { basic } : {}),
+    ...(oauth ? { oauth } : {}),
+    ...(tls ? { tls } : {}),
+    ...(files ? { files: true as const } : {}),
+    identity,
+  };
 }
 
 /** A *File value, read only when its real path is inside security.secret_files_dir. */
 function readSecretFile(dir: string | undefined, path: string): string {
-  const refused = new ApiError('BadGateway', "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)");
+  const refused = new ApiError(
+    'BadGateway',
+    "a file named by the datasource's secret cannot be used; see the server configuration (security.secret_files_dir)",
+  );
   if (!dir) throw refused;
   try {
     const root = realpathSync(dir);

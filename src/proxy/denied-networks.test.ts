@@ -44,7 +44,21 @@ describe('proxy denylist', () => {
   });
 
   it('treats unspecified addresses as loopback, and allows loopback when configured', () => {
-    for (const a of ['0.0.0.0', '0', '0.1.2.3', '::', '[::]', '::ffff:0.0.0.0', '::ffff:0:0', '127.0.0.1', '127.1', '2130706433', '::1', '[::1]', '::ffff:127.0.0.1']) {
+    for (const a of [
+      '0.0.0.0',
+      '0',
+      '0.1.2.3',
+      '::',
+      '[::]',
+      '::ffff:0.0.0.0',
+      '::ffff:0:0',
+      '127.0.0.1',
+      '127.1',
+      '2130706433',
+      '::1',
+      '[::1]',
+      '::ffff:127.0.0.1',
+    ]) {
       expect(withAuth.reason(a), a).to.equal('loopback');
       expect(authOff.reason(a), a).to.equal(undefined);
     }
@@ -54,7 +68,16 @@ describe('proxy denylist', () => {
   });
 
   it('refuses the listed metadata spellings of the review (issue 33) and zone ids', () => {
-    for (const a of ['64:ff9b::a9fe:a9fe', '::169.254.169.254', '2002:a9fe:a9fe::', '169.254.169.254.', '0xa9fea9fe', '2852039166', 'fe80::1%eth0', 'fd00:ec2::254']) {
+    for (const a of [
+      '64:ff9b::a9fe:a9fe',
+      '::169.254.169.254',
+      '2002:a9fe:a9fe::',
+      '169.254.169.254.',
+      '0xa9fea9fe',
+      '2852039166',
+      'fe80::1%eth0',
+      'fd00:ec2::254',
+    ]) {
       expect(authOff.reason(a), a).to.equal('listed');
     }
   });

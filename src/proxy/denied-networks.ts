@@ -47,7 +47,10 @@ export class DeniedNetworks {
 
   /** The rule from the configuration: loopback is denied with authentication on, unless proxy.allow_loopback. */
   static fromConfig(proxy: { denied_networks: readonly string[]; allow_loopback: boolean }, enableAuth: boolean): DeniedNetworks {
-    return new DeniedNetworks({ listed: proxy.denied_networks, loopback: !enableAuth ? 'allowed-auth-off' : proxy.allow_loopback ? 'allowed-by-config' : 'denied' });
+    return new DeniedNetworks({
+      listed: proxy.denied_networks,
+      loopback: !enableAuth ? 'allowed-auth-off' : proxy.allow_loopback ? 'allowed-by-config' : 'denied',
+    });
   }
 
   /** Every network refused (the listed ones, then loopback when denied). */
@@ -106,14 +109,16 @@ export class DeniedNetworks {
     if (local.some((x) => inAny(UNSPECIFIED, x))) local.push(...HOST);
     const tunnelled = tunnelledIPv4(a);
     if ([...local, ...tunnelled].some((x) => inAny(this.listed, x))) return 'listed';
-    if (this.o.loopback === 'denied' && (local.some((x) => inAny(LOOPBACK, x)) || tunnelled.some((x) => inAny(TUNNELLED_LOOPBACK, x)))) return 'loopback';
+    if (this.o.loopback === 'denied' && (local.some((x) => inAny(LOOPBACK, x)) || tunnelled.some((x) => inAny(TUNNELLED_LOOPBACK, x))))
+      return 'loopback';
     return null;
   }
 
   /** The start-up log line: what is denied, and how loopback is decided. */
   describe(): string {
     const loopback = {
-      denied: 'loopback and unspecified addresses are denied because authentication is on; to proxy to a service on this host (a local Prometheus), set proxy.allow_loopback: true',
+      denied:
+        'loopback and unspecified addresses are denied because authentication is on; to proxy to a service on this host (a local Prometheus), set proxy.allow_loopback: true',
       'allowed-by-config': 'loopback addresses are allowed (proxy.allow_loopback: true)',
       'allowed-auth-off': 'loopback addresses are allowed (authentication is off)',
     }[this.o.loopback];

@@ -1,7 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Never forwarded in either direction (RFC 9110 hop-by-hop, plus proxy credentials). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /**
  * The only caller headers that go upstream: content negotiation, the body's description, cache
  * validators and ranges, and W3C trace context. Everything else stays here: our credentials and
@@ -82,7 +92,11 @@ function connectionTokens(headers: IncomingHttpHeaders | Record<string, unknown>
  * datasource's configured headers (never an Authorization, cookie or framing header), then the
  * secret's Authorization and our Via.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, configured: Record<string, string> | undefined, authorization: string | undefined): Record<string, string> {
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  configured: Record<string, string> | undefined,
+  authorization: string | undefined,
+): Record<string, string> {
   const drop = connectionTokens(incoming);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
@@ -152,12 +166,22 @@ const NO_BODY = new Set([204, 304]);
  * (missing included) `application/octet-stream` with `Content-Disposition: attachment`: the bytes
  * are the upstream's, but no browser runs, applies or renders them on the UI origin.
  */
-export function callerResponseHeaders(status: number, upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function callerResponseHeaders(
+  status: number,
+  upstream: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const drop = connectionTokens(upstream);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream)) {
     const n = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(n) || RESPONSE_DROP.has(n) || drop.has(n) || RESPONSE_DROP_PREFIXES.some((p) => n.startsWith(p))) continue;
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(n) ||
+      RESPONSE_DROP.has(n) ||
+      drop.has(n) ||
+      RESPONSE_DROP_PREFIXES.some((p) => n.startsWith(p))
+    )
+      continue;
     out[n] = value;
   }
   if (!passiveType(out['content-type']) && !(out['content-type'] === undefined && NO_BODY.has(status))) {
@@ -183,7 +207,11 @@ const UNSHARED_REQUEST = ['range', 'if-range', 'if-match', 'if-none-match', 'if-
 /** The keyed headers of a request, as one text for its key; undefined when the request must not be shared (see UNSHARED_REQUEST, and Cache-Control or Pragma no-cache). */
 export function sharedRequestHeaders(incoming: IncomingHttpHeaders): string | undefined {
   for (const n of UNSHARED_REQUEST) if (incoming[n] !== undefined) return undefined;
-  if (/\b(?:no-cache|no-store|max-age=0)\b/i.test(String(incoming['cache-control'] ?? '')) || /\bno-cache\b/i.test(String(incoming.pragma ?? ''))) return undefined;
+  if (
+    /\b(?:no-cache|no-store|max-age=0)\b/i.test(String(incoming['cache-control'] ?? '')) ||
+    /\bno-cache\b/i.test(String(incoming.pragma ?? ''))
+  )
+    return undefined;
   let out = '';
   for (const n of KEYED_REQUEST) {
     const v = incoming[n];
@@ -202,7 +230,11 @@ const UNKEYED_FORWARDED = new Set([...REQUEST_ALLOW].filter((n) => !KEYED_REQUES
  * header outside the key; `no-cache` or `max-age=0` shares it with the callers waiting but keeps
  * nothing, and a shorter `s-maxage` or `max-age` keeps it less long.
  */
-export function answerSharing(status: number, upstream: Record<string, string | string[] | undefined>, ttlMs: number): { share: boolean; keepMs: number } {
+export function answerSharing(
+  status: number,
+  upstream: Record<string, string | string[] | undefined>,
+  ttlMs: number,
+): { share: boolean; keepMs: number } {
   const no = { share: false, keepMs: 0 };
   if (status !== 200 || upstream['set-cookie'] !== undefined) return no;
   if (/^\s*text\/event-stream\b/i.test(String(upstream['content-type'] ?? ''))) return no;

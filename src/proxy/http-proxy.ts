@@ -19,7 +19,8 @@ const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE_RE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** How a JSON value is named in messages: "a string", "an object", "null". */
-export const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+export const typeName = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /** An `allowedEndpoints` pattern as the proxy matches it: anchored on the whole path; undefined when it does not compile. */
 export function endpointRegExp(pattern: string): RegExp | undefined {
@@ -37,7 +38,13 @@ export function endpointRegExp(pattern: string): RegExp | undefined {
  * upper-case method. When it is empty the spec has the types of `HTTPProxySpec`.
  */
 export function httpProxySpecProblems(spec: unknown, specPath: string): ErrorDetail[] {
-  if (!isObj(spec)) return [{ path: specPath, message: `must be an object {"url": ..., "secret"?: ..., "headers"?: ..., "allowedEndpoints"?: ...}, not ${typeName(spec)}` }];
+  if (!isObj(spec))
+    return [
+      {
+        path: specPath,
+        message: `must be an object {"url": ..., "secret"?: ..., "headers"?: ..., "allowedEndpoints"?: ...}, not ${typeName(spec)}`,
+      },
+    ];
   const out = urlProblems(spec.url, joinPath(specPath, 'url'));
   if (spec.secret !== undefined) out.push(...secretProblems(spec.secret, joinPath(specPath, 'secret')));
   if (spec.headers !== undefined) out.push(...headerProblems(spec.headers, joinPath(specPath, 'headers')));
@@ -51,11 +58,15 @@ export interface UrlSetting {
   credentials: string;
 }
 
-const DATASOURCE_URL: UrlSetting = { example: 'http://prometheus:9090', credentials: 'put credentials in a Secret and name it in spec.secret' };
+const DATASOURCE_URL: UrlSetting = {
+  example: 'http://prometheus:9090',
+  credentials: 'put credentials in a Secret and name it in spec.secret',
+};
 
 /** Problems of a URL the proxy connects to: an absolute http(s) URL without a user or password. */
 export function urlProblems(value: unknown, path: string, setting: UrlSetting = DATASOURCE_URL): ErrorDetail[] {
-  if (typeof value !== 'string') return [{ path, message: `must be a string, an absolute URL such as ${setting.example} (got ${typeName(value)})` }];
+  if (typeof value !== 'string')
+    return [{ path, message: `must be a string, an absolute URL such as ${setting.example} (got ${typeName(value)})` }];
   let url: URL;
   try {
     url = new URL(value);
@@ -76,7 +87,8 @@ export function secretProblems(value: unknown, path: string): ErrorDetail[] {
 }
 
 function headerProblems(value: unknown, path: string): ErrorDetail[] {
-  if (!isObj(value)) return [{ path, message: `must be an object of header name -> value, e.g. {"X-Scope-OrgID": "tenant-1"} (got ${typeName(value)})` }];
+  if (!isObj(value))
+    return [{ path, message: `must be an object of header name -> value, e.g. {"X-Scope-OrgID": "tenant-1"} (got ${typeName(value)})` }];
   const out: ErrorDetail[] = [];
   for (const [name, v] of Object.entries(value)) {
     const p = joinPath(path, name);
@@ -88,15 +100,25 @@ function headerProblems(value: unknown, path: string): ErrorDetail[] {
 }
 
 function endpointProblems(value: unknown, path: string): ErrorDetail[] {
-  if (!Array.isArray(value)) return [{ path, message: `must be an array of {"endpointPattern": "/api/v1/query", "method": "GET"} (got ${typeName(value)})` }];
+  if (!Array.isArray(value))
+    return [{ path, message: `must be an array of {"endpointPattern": "/api/v1/query", "method": "GET"} (got ${typeName(value)})` }];
   const out: ErrorDetail[] = [];
   value.forEach((e: unknown, i) => {
     const p = joinPath(path, i);
-    if (!isObj(e)) return void out.push({ path: p, message: `must be an object {"endpointPattern": "/api/v1/query", "method": "GET"} (got ${typeName(e)})` });
+    if (!isObj(e))
+      return void out.push({
+        path: p,
+        message: `must be an object {"endpointPattern": "/api/v1/query", "method": "GET"} (got ${typeName(e)})`,
+      });
     const pattern = e.endpointPattern;
-    if (typeof pattern !== 'string' || pattern === '') out.push({ path: joinPath(p, 'endpointPattern'), message: 'must be a non-empty string, a regular expression matched against the whole path' });
+    if (typeof pattern !== 'string' || pattern === '')
+      out.push({
+        path: joinPath(p, 'endpointPattern'),
+        message: 'must be a non-empty string, a regular expression matched against the whole path',
+      });
     else if (!endpointRegExp(pattern)) out.push({ path: joinPath(p, 'endpointPattern'), message: 'is not a valid regular expression' });
-    if (typeof e.method !== 'string' || !ENDPOINT_METHODS.includes(e.method)) out.push({ path: joinPath(p, 'method'), message: `must be one of ${ENDPOINT_METHODS.join(', ')} (upper case)` });
+    if (typeof e.method !== 'string' || !ENDPOINT_METHODS.includes(e.method))
+      out.push({ path: joinPath(p, 'method'), message: `must be one of ${ENDPOINT_METHODS.join(', ')} (upper case)` });
   });
   return out;
 }

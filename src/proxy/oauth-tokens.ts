@@ -31,7 +31,14 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 /** Secrets whose token is kept (the oldest goes first). */
 const MAX_ENTRIES = 1000;
 /** The error codes of RFC 6749 §5.2: the only part of a refusal repeated to the caller. */
-const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
+const OAUTH_ERRORS = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+]);
 const ACCESS_TOKEN_RE = /^[\x21-\x7e]+$/;
 const TOKEN_TYPE_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -110,19 +117,28 @@ export class OAuthTokens {
     const token = parseToken(type, text, this.now());
     if (!token) {
       log({ secret: c.id, status }, 'the OAuth token endpoint answered without a usable access_token');
-      throw new ApiError('BadGateway', "the OAuth token endpoint answered without a usable access_token; check the Secret's oauth.tokenURL");
+      throw new ApiError(
+        'BadGateway',
+        "the OAuth token endpoint answered without a usable access_token; check the Secret's oauth.tokenURL",
+      );
     }
     return token;
   }
 
   /** One token request (RFC 6749 §4.4.2), the client authenticated in the form body (1) or with HTTP Basic (2). */
-  private async request(c: OAuthClient, tls: UpstreamTls | undefined, style: 1 | 2): Promise<{ status: number; type: string; text: string; style: 1 | 2 }> {
+  private async request(
+    c: OAuthClient,
+    tls: UpstreamTls | undefined,
+    style: 1 | 2,
+  ): Promise<{ status: number; type: string; text: string; style: 1 | 2 }> {
     const url = URL.canParse(c.tokenURL) ? new URL(c.tokenURL) : undefined;
-    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ApiError('BadGateway', "the Secret's oauth.tokenURL is not an http(s) URL; correct it");
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+      throw new ApiError('BadGateway', "the Secret's oauth.tokenURL is not an http(s) URL; correct it");
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (c.scopes.length) form.set('scope', c.scopes.join(' '));
     for (const [k, values] of Object.entries(c.endpointParams)) {
-      if (k !== 'grant_type' && form.has(k)) throw new ApiError('BadGateway', `the Secret's oauth.endpointParams may not set "${k}"; remove it`);
+      if (k !== 'grant_type' && form.has(k))
+        throw new ApiError('BadGateway', `the Secret's oauth.endpointParams may not set "${k}"; remove it`);
       form.delete(k);
       for (const v of values) form.append(k, v);
     }
@@ -135,7 +151,14 @@ export class OAuthTokens {
     }
     const body = Buffer.from(form.toString());
     headers['content-length'] = String(body.length);
-    const res = await this.upstream.send(url, { method: 'POST', headers, body: Readable.from([body]), cut: new Cut(), target: TOKEN_ENDPOINT, ...(tls ? { tls } : {}) });
+    const res = await this.upstream.send(url, {
+      method: 'POST',
+      headers,
+      body: Readable.from([body]),
+      cut: new Cut(),
+      target: TOKEN_ENDPOINT,
+      ...(tls ? { tls } : {}),
+    });
     const type = String(res.headers['content-type'] ?? '')
       .split(';', 1)[0]
       .trim()
@@ -151,7 +174,8 @@ async function readAnswer(body: Readable): Promise<string> {
   try {
     for await (const chunk of body) {
       size += (chunk as Buffer).length;
-      if (size > MAX_ANSWER_BYTES) throw new ApiError('BadGateway', `the OAuth token endpoint's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+      if (size > MAX_ANSWER_BYTES)
+        throw new ApiError('BadGateway', `the OAuth token endpoint's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
@@ -185,7 +209,8 @@ function parseToken(type: string, text: string, now: number): Token | undefined 
   if (typeof access !== 'string' || !ACCESS_TOKEN_RE.test(access)) return undefined;
   const given = typeof f!.token_type === 'string' ? f!.token_type : '';
   if (given !== '' && !TOKEN_TYPE_RE.test(given)) return undefined;
-  const tokenType = ({ '': 'Bearer', bearer: 'Bearer', mac: 'MAC', basic: 'Basic' } as Record<string, string>)[given.toLowerCase()] ?? given;
+  const tokenType =
+    ({ '': 'Bearer', bearer: 'Bearer', mac: 'MAC', basic: 'Basic' } as Record<string, string>)[given.toLowerCase()] ?? given;
   const seconds = Number(f!.expires_in);
   const lifetime = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
   const refreshAt = lifetime ? now + lifetime - Math.min(EXPIRY_MARGIN_MS, lifetime / 2) : now + NO_EXPIRY_REUSE_MS;

@@ -55,7 +55,11 @@ export type ProxyPlan = HttpPlan | SqlPlan;
  * may hold shapes it refuses: nothing is used before this), its endpoint patterns compiled.
  * Throws the 400 a request through it gets when the block is invalid or missing.
  */
-export function proxyPlan(name: string, spec: DatasourceSpec, queriesOf: (pluginKind: string) => readonly QueryEndpoint[] | undefined = () => undefined): ProxyPlan {
+export function proxyPlan(
+  name: string,
+  spec: DatasourceSpec,
+  queriesOf: (pluginKind: string) => readonly QueryEndpoint[] | undefined = () => undefined,
+): ProxyPlan {
   const problems = proxyProblems(spec.plugin?.spec);
   if (problems.length) throw badRequest(`the datasource's proxy block is not valid: ${problems[0].path}: ${problems[0].message}`, problems);
   const found = findProxy(spec.plugin?.spec);
@@ -76,7 +80,11 @@ export function proxyPlan(name: string, spec: DatasourceSpec, queriesOf: (plugin
     proxy: found.spec,
     ...(rules?.length ? { allowed: rules.map((r) => ({ method: r.method, pattern: endpointRegExp(r.endpointPattern)! })) } : {}),
     upstream: JSON.stringify([url, headers ?? null, secret ?? null]),
-    queries: queries.map((q) => ({ method: q.method, pattern: endpointRegExp(q.endpointPattern)!, ...(q.align ? { align: q.align } : {}) })),
+    queries: queries.map((q) => ({
+      method: q.method,
+      pattern: endpointRegExp(q.endpointPattern)!,
+      ...(q.align ? { align: q.align } : {}),
+    })),
   };
 }
 

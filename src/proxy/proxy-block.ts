@@ -8,7 +8,11 @@ import { type SQLProxySpec, sqlProxySpecProblems } from './sql/sql-proxy-spec.js
 export type ProxyBlock = { kind: 'HTTPProxy'; spec: HTTPProxySpec; path: string } | { kind: 'SQLProxy'; spec: SQLProxySpec; path: string };
 
 /** The proxy kinds: how a block's `kind` is recognised, and the checks of its spec. */
-const PROXY_KINDS: readonly { kind: ProxyBlock['kind']; is(kind: string): boolean; problems(spec: unknown, path: string): ErrorDetail[] }[] = [
+const PROXY_KINDS: readonly {
+  kind: ProxyBlock['kind'];
+  is(kind: string): boolean;
+  problems(spec: unknown, path: string): ErrorDetail[];
+}[] = [
   { kind: 'HTTPProxy', is: (k) => k === 'HTTPProxy', problems: httpProxySpecProblems },
   // Perses compares this kind in lower case: its plugin writes "SQLProxy", its spec package "sqlproxy"
   { kind: 'SQLProxy', is: (k) => k.toLowerCase() === 'sqlproxy', problems: sqlProxySpecProblems },
@@ -40,7 +44,9 @@ export function proxyProblems(pluginSpec: unknown, base = 'spec.plugin.spec'): E
   const blocks = proxyBlocks(pluginSpec, base);
   if (blocks.length === 0) return [];
   const { kind, block, path } = blocks[0];
-  const out: ErrorDetail[] = blocks.slice(1).map((b) => ({ path: b.path, message: `a datasource has a single proxy block and one is already at ${path}; remove this one` }));
+  const out: ErrorDetail[] = blocks
+    .slice(1)
+    .map((b) => ({ path: b.path, message: `a datasource has a single proxy block and one is already at ${path}; remove this one` }));
   return [...out, ...kind.problems(block.spec, joinPath(path, 'spec'))];
 }
 
@@ -50,10 +56,14 @@ export function proxyProblems(pluginSpec: unknown, base = 'spec.plugin.spec'): E
  */
 export function findProxy(pluginSpec: unknown, base = 'spec.plugin.spec'): ProxyBlock | undefined {
   const first = proxyBlocks(pluginSpec, base)[0];
-  return first && isObj(first.block.spec) ? ({ kind: first.kind.kind, spec: first.block.spec, path: first.path } as unknown as ProxyBlock) : undefined;
+  return first && isObj(first.block.spec)
+    ? ({ kind: first.kind.kind, spec: first.block.spec, path: first.path } as unknown as ProxyBlock)
+    : undefined;
 }
 
 /** Names of the secrets the proxy blocks of these plugin specs use (every block, so none escapes a permission check). */
 export function proxySecretNames(...pluginSpecs: unknown[]): string[] {
-  return pluginSpecs.flatMap((s) => proxyBlocks(s, '').map((b) => (isObj(b.block.spec) ? b.block.spec.secret : undefined))).filter((s): s is string => typeof s === 'string' && s !== '');
+  return pluginSpecs
+    .flatMap((s) => proxyBlocks(s, '').map((b) => (isObj(b.block.spec) ? b.block.spec.secret : undefined)))
+    .filter((s): s is string => typeof s === 'string' && s !== '');
 }

@@ -41,7 +41,9 @@ export interface SharedAsk {
  * request in flight; `miss`: its own request, shared with whoever joined it), or its own upstream
  * answer to stream (`miss`, not shareable: not a 200, too large, private).
  */
-export type Served = { cache: 'hit' | 'coalesced' | 'miss'; answer: StoredAnswer; ageMs?: number } | { cache: 'miss'; alone: UpstreamResponse };
+export type Served =
+  | { cache: 'hit' | 'coalesced' | 'miss'; answer: StoredAnswer; ageMs?: number }
+  | { cache: 'miss'; alone: UpstreamResponse };
 
 /**
  * The query cache of HTTP datasources: identical requests in flight go upstream once and their
@@ -111,7 +113,11 @@ export class QueryCache {
       return { cache: 'miss', alone: { ...res, body: Readable.from(rest(read.chunks, res.body)) } };
     }
     const body = Buffer.concat(read.chunks, read.size);
-    const answer: StoredAnswer = { status: res.statusCode, headers: { ...callerResponseHeaders(res.statusCode, res.headers), 'content-length': String(body.length) }, body };
+    const answer: StoredAnswer = {
+      status: res.statusCode,
+      headers: { ...callerResponseHeaders(res.statusCode, res.headers), 'content-length': String(body.length) },
+      body,
+    };
     this.answers.set(ask.key, answer, sharing.keepMs);
     done(answer);
     return { cache: 'miss', answer };

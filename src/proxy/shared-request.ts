@@ -57,7 +57,16 @@ export async function sharedRequest(r: ProxiedRequest): Promise<SharedRequest | 
     if (!FORM_RE.test(String(r.headers['content-type'] ?? '')) || !(length <= MAX_KEYED_FORM_BYTES)) return undefined;
     body = Buffer.from(normalised(r.body ? await readAll(r.body) : '', align, r.policy.resolutionMs));
   }
-  const key = JSON.stringify([r.datasource, r.plan.upstream, r.credentials, r.method, r.suffix.raw, query, body?.toString() ?? null, headers]);
+  const key = JSON.stringify([
+    r.datasource,
+    r.plan.upstream,
+    r.credentials,
+    r.method,
+    r.suffix.raw,
+    query,
+    body?.toString() ?? null,
+    headers,
+  ]);
   return { key, query, ...(body ? { body } : {}) };
 }
 

@@ -25,13 +25,22 @@ export function unsavedRequest(raw: unknown): UnsavedRequest {
   if (!isObj(raw)) throw badRequest(`the request body must be a JSON object: ${EXAMPLE}`);
   const problems: ErrorDetail[] = [];
   const { method, spec, body } = raw;
-  if (typeof method !== 'string' || !METHODS.includes(method)) problems.push({ path: 'method', message: `must be one of ${METHODS.join(', ')} (upper case)` });
-  if (!isObj(spec)) problems.push({ path: 'spec', message: 'must be an object: the datasource spec {"plugin": {"kind": ..., "spec": {"proxy": {"kind": "HTTPProxy", "spec": {"url": ...}}}}}' });
-  if (body !== undefined && body !== null && typeof body !== 'string') problems.push({ path: 'body', message: 'must be a string (the upstream request body) or null' });
-  else if (typeof body === 'string' && (method === 'GET' || method === 'HEAD')) problems.push({ path: 'body', message: `must be null for ${method}; use POST to send a body` });
+  if (typeof method !== 'string' || !METHODS.includes(method))
+    problems.push({ path: 'method', message: `must be one of ${METHODS.join(', ')} (upper case)` });
+  if (!isObj(spec))
+    problems.push({
+      path: 'spec',
+      message:
+        'must be an object: the datasource spec {"plugin": {"kind": ..., "spec": {"proxy": {"kind": "HTTPProxy", "spec": {"url": ...}}}}}',
+    });
+  if (body !== undefined && body !== null && typeof body !== 'string')
+    problems.push({ path: 'body', message: 'must be a string (the upstream request body) or null' });
+  else if (typeof body === 'string' && (method === 'GET' || method === 'HEAD'))
+    problems.push({ path: 'body', message: `must be null for ${method}; use POST to send a body` });
   if (isObj(spec)) {
     const plugin = spec.plugin;
-    if (plugin !== undefined && !isObj(plugin)) problems.push({ path: 'spec.plugin', message: 'must be an object {"kind": ..., "spec": ...}' });
+    if (plugin !== undefined && !isObj(plugin))
+      problems.push({ path: 'spec.plugin', message: 'must be an object {"kind": ..., "spec": ...}' });
     else if (isObj(plugin)) problems.push(...proxyProblems(plugin.spec, 'spec.plugin.spec'));
   }
   if (problems.length) throw invalid(problems, 'unsaved-datasource request');

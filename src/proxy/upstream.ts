@@ -83,20 +83,29 @@ export class Upstream {
 
   constructor(private readonly o: UpstreamOptions) {}
 
-  async send(url: URL, init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; cut: Cut; target?: UpstreamTarget }): Promise<UpstreamResponse> {
+  async send(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body?: Readable; tls?: UpstreamTls; cut: Cut; target?: UpstreamTarget },
+  ): Promise<UpstreamResponse> {
     const target = init.target ?? DATASOURCE;
     // The DNS hook below never runs for an address literal: check those here, with the same
     // normalisation (the URL parser wrote IPv4 as a dotted quad; IPv6 may embed an IPv4).
     const reason = this.o.denied.hostReason(url.hostname);
     if (reason) throw deniedError(reason, target);
-    if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent requests in flight); retry shortly', undefined, { 'Retry-After': '1' });
+    if (this.inFlight >= this.o.maxConcurrent)
+      throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent requests in flight); retry shortly', undefined, {
+        'Retry-After': '1',
+      });
     this.inFlight++;
     // The exchange ends at the caller's cut or after maxDurationMs, whichever comes first. One
     // timer per exchange, cleared when it ends: AbortSignal.timeout's timer would live for the
     // whole max_duration (5 minutes by default) after each request: hundreds of thousands of
     // live timers under a steady load of a few thousand requests/s.
     const { cut } = init;
-    const timer = setTimeout(() => cut.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.maxDurationMs);
+    const timer = setTimeout(
+      () => cut.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      this.o.maxDurationMs,
+    );
     timer.unref();
     let released = false;
     const release = () => {
@@ -175,16 +184,27 @@ function translate(e: unknown, cut: Cut, https: boolean, target: UpstreamTarget)
   const code = err.code ?? err.cause?.code;
   if (code === 'EDENIED') return deniedError(err.denied ?? err.cause?.denied ?? 'listed', target);
   const errors = lib?.errors;
-  if ((errors && (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError)) || err.name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    (errors && (e instanceof errors.HeadersTimeoutError || e instanceof errors.BodyTimeoutError)) ||
+    err.name === 'TimeoutError' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return new ApiError('GatewayTimeout', `${target.peer} did not answer in time (proxy.timeout)`);
   }
   if (cancelledByCaller(cut)) return new ApiError('BadRequest', 'the request was cancelled by the client');
-  if (err.name === 'AbortError') return new ApiError('GatewayTimeout', `the exchange with ${target.peer} took longer than proxy.max_duration`);
+  if (err.name === 'AbortError')
+    return new ApiError('GatewayTimeout', `the exchange with ${target.peer} took longer than proxy.max_duration`);
   if (code && /CERT|SELF_SIGNED|VERIFY|ALTNAME|TLS|SSL/i.test(code)) {
-    return new ApiError('BadGateway', `the TLS certificate of ${target.peer} was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`);
+    return new ApiError(
+      'BadGateway',
+      `the TLS certificate of ${target.peer} was not accepted (${code}); check the Secret's tlsConfig (ca, serverName)`,
+    );
   }
   if (https && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) {
-    return new ApiError('BadGateway', `${target.peer} closed the TLS connection (${code}); if it requires a client certificate, give the Secret tlsConfig.cert and key`);
+    return new ApiError(
+      'BadGateway',
+      `${target.peer} closed the TLS connection (${code}); if it requires a client certificate, give the Secret tlsConfig.cert and key`,
+    );
   }
   return new ApiError('BadGateway', `${target.peer} could not be reached (${code ?? 'connection failed'})`);
 }

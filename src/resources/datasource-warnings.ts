@@ -30,7 +30,10 @@ export async function datasourceWarnings(deps: WarningDeps, p: Principal, d: Kin
     fallbacks.set(deps.plugins, fallback);
   }
   const project = d.scope === 'project' ? obj.metadata.project : undefined;
-  const [inProject, global] = await Promise.all([project ? readAll(deps, p, uses.project, project) : undefined, readAll(deps, p, uses.global, '')]);
+  const [inProject, global] = await Promise.all([
+    project ? readAll(deps, p, uses.project, project) : undefined,
+    readAll(deps, p, uses.global, ''),
+  ]);
   return missingDatasources(obj.spec, fallback, { project: inProject, global }, project).map((m) => ({ path: m.path, message: m.message }));
 }
 
@@ -44,6 +47,10 @@ async function readAll(deps: WarningDeps, p: Principal, kind: string, where: str
   const all = await deps.store.list({ kind, ...(where ? { project: where } : {}) });
   return all.map((ds) => {
     const spec = isObj(ds.spec) ? ds.spec : {};
-    return { name: ds.metadata.name, kind: isObj(spec.plugin) && typeof spec.plugin.kind === 'string' ? spec.plugin.kind : '', isDefault: spec.default === true };
+    return {
+      name: ds.metadata.name,
+      kind: isObj(spec.plugin) && typeof spec.plugin.kind === 'string' ? spec.plugin.kind : '',
+      isDefault: spec.default === true,
+    };
   });
 }

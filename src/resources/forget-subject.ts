@@ -19,7 +19,13 @@ interface SubjectRef {
  * subjects is deleted; a group may be left empty. A principal of a project-scoped kind is only
  * named by bindings of its own project.
  */
-export async function forgetSubject(o: { store: ObjectStore; registry: KindRegistry; now: () => Date }, d: KindDescriptor, project: string | undefined, name: string, by: Principal): Promise<void> {
+export async function forgetSubject(
+  o: { store: ObjectStore; registry: KindRegistry; now: () => Date },
+  d: KindDescriptor,
+  project: string | undefined,
+  name: string,
+  by: Principal,
+): Promise<void> {
   // dashplane's own writes, audited with the request that caused them
   const self: Principal = { ...SYSTEM, ...(by.origin ? { origin: by.origin } : {}) };
   const audit = (action: 'update' | 'delete', obj: Envelope) => [
@@ -37,7 +43,8 @@ export async function forgetSubject(o: { store: ObjectStore; registry: KindRegis
       o.now(),
     ),
   ];
-  const same = (s: SubjectRef, where: string | undefined) => s.kind === d.kind && s.name === name && (d.scope !== 'project' || where === project);
+  const same = (s: SubjectRef, where: string | undefined) =>
+    s.kind === d.kind && s.name === name && (d.scope !== 'project' || where === project);
   for (const b of o.registry.all().filter((k) => k.authz === 'binding')) {
     for (const obj of await o.store.list({ kind: b.kind, ...(d.scope === 'project' ? { project } : {}) })) {
       const subjects = (getPath(obj, SUBJECTS_PATH) ?? []) as SubjectRef[];
@@ -63,7 +70,13 @@ export async function forgetSubject(o: { store: ObjectStore; registry: KindRegis
 }
 
 /** Stores `obj` with `value` at `path`, as dashplane's own write. */
-async function rewrite(o: { store: ObjectStore; now: () => Date }, obj: Envelope, path: string, value: unknown, audit: AuditDraft[]): Promise<void> {
+async function rewrite(
+  o: { store: ObjectStore; now: () => Date },
+  obj: Envelope,
+  path: string,
+  value: unknown,
+  audit: AuditDraft[],
+): Promise<void> {
   const version = obj.metadata.version;
   const next = structuredClone(obj);
   next.metadata = { ...next.metadata, version: version + 1, updatedAt: o.now().toISOString() };

@@ -28,7 +28,9 @@ export function granteesOf(registry: KindRegistry, d: KindDescriptor, obj: Envel
   if (d.members) {
     const members = getPath(obj, d.members.path);
     if (!Array.isArray(members)) return [];
-    return members.flatMap((name, i) => (typeof name === 'string' ? [{ path: `${d.members!.path}[${i}]`, kind: d.members!.kind, name }] : []));
+    return members.flatMap((name, i) =>
+      typeof name === 'string' ? [{ path: `${d.members!.path}[${i}]`, kind: d.members!.kind, name }] : [],
+    );
   }
   if (d.authz !== 'binding') return [];
   const subjects = getPath(obj, SUBJECTS_PATH);
@@ -38,7 +40,14 @@ export function granteesOf(registry: KindRegistry, d: KindDescriptor, obj: Envel
     if (k?.subject !== 'principal' || typeof s?.name !== 'string') return [];
     // a project's principal in a global binding is refused by the binding's own validation
     if (k.scope === 'project' && d.scope !== 'project') return [];
-    return [{ path: `${SUBJECTS_PATH}[${i}].name`, kind: k.kind, name: s.name, ...(k.scope === 'project' ? { project: obj.metadata.project } : {}) }];
+    return [
+      {
+        path: `${SUBJECTS_PATH}[${i}].name`,
+        kind: k.kind,
+        name: s.name,
+        ...(k.scope === 'project' ? { project: obj.metadata.project } : {}),
+      },
+    ];
   });
 }
 
@@ -53,7 +62,12 @@ export function namesGrantees(d: KindDescriptor): boolean {
  * at its path. Names kept from `current` are not read again, so a binding written before this
  * rule can still be edited.
  */
-async function missingGrantees(o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry }, d: KindDescriptor, obj: Envelope, current?: Envelope): Promise<ErrorDetail[]> {
+async function missingGrantees(
+  o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry },
+  d: KindDescriptor,
+  obj: Envelope,
+  current?: Envelope,
+): Promise<ErrorDetail[]> {
   const before = new Set((current ? granteesOf(o.registry, d, current) : []).map(keyOf));
   const added = granteesOf(o.registry, d, obj).filter((g) => !before.has(keyOf(g)));
   const exists = await existing(o, added);
@@ -91,7 +105,10 @@ export async function grantProblems(o: GrantChecks, d: KindDescriptor, obj: Enve
 }
 
 /** The keys of those of `grantees` that exist: read one by one, or (many of a kind) in one list. */
-async function existing(o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry }, grantees: readonly Grantee[]): Promise<Set<string>> {
+async function existing(
+  o: { store: Pick<ObjectStore, 'get' | 'list'>; registry: KindRegistry },
+  grantees: readonly Grantee[],
+): Promise<Set<string>> {
   const out = new Set<string>();
   const byScope = new Map<string, Grantee[]>();
   for (const g of grantees) {

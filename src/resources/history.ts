@@ -62,9 +62,20 @@ export class HistoryService {
 
   /** Makes the content of `version` the new latest version (re-creating a deleted object); with `skipUnchanged`, unchanged when it is the latest content already. */
   /** Writes `version` back as the newest one (a deleted object comes back); `w` as for any write (dryRun, If-Match, skipUnchanged). */
-  async restore(p: Principal, d: KindDescriptor, project: string, name: string, version: number, w: Pick<WriteOptions, 'dryRun' | 'ifMatch' | 'skipUnchanged'> = {}): Promise<UpdateResult> {
+  async restore(
+    p: Principal,
+    d: KindDescriptor,
+    project: string,
+    name: string,
+    version: number,
+    w: Pick<WriteOptions, 'dryRun' | 'ifMatch' | 'skipUnchanged'> = {},
+  ): Promise<UpdateResult> {
     const old = await this.getVersion(p, d, project, name, version);
-    const body = { kind: d.kind, metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) }, spec: old.spec };
+    const body = {
+      kind: d.kind,
+      metadata: { name, ...(d.scope === 'project' ? { project } : {}), ...(old.metadata.tags ? { tags: old.metadata.tags } : {}) },
+      spec: old.spec,
+    };
     const target = { name, ...(d.scope === 'project' ? { project } : {}) };
     const key = historyKey(d, project, name);
     const by = { manager: MANAGER.restore };
@@ -72,7 +83,14 @@ export class HistoryService {
     if (w.ifMatch !== undefined) throw preconditionFailed(`${d.kind} "${name}" is deleted: If-Match "${w.ifMatch}" cannot match`);
     // a deleted object comes back with the next version number and keeps its history
     const last = (await this.o.store.listVersions(key))[0]?.version ?? version;
-    return { object: await this.o.service.create(p, d, body, target, { continueHistoryAt: last + 1, ...by, ...(w.dryRun ? { dryRun: true } : {}) }), unchanged: false };
+    return {
+      object: await this.o.service.create(p, d, body, target, {
+        continueHistoryAt: last + 1,
+        ...by,
+        ...(w.dryRun ? { dryRun: true } : {}),
+      }),
+      unchanged: false,
+    };
   }
 }
 

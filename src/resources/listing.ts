@@ -32,7 +32,8 @@ export function projectMissing(project: string, path = 'metadata.project'): ApiE
  * check, so whoever may not read there learns nothing about which projects exist.
  */
 export async function requireProject(store: ObjectStore, projectKind: string, project: string, synced: boolean | undefined): Promise<void> {
-  if (!(await store.getText({ kind: projectKind, project: '', name: project }, { synced: synced === true }))) throw projectMissing(project, 'project');
+  if (!(await store.getText({ kind: projectKind, project: '', name: project }, { synced: synced === true })))
+    throw projectMissing(project, 'project');
 }
 
 export interface ListResult {
@@ -64,7 +65,9 @@ function decodeContinue(token: string): Position {
   } catch {
     // fall through
   }
-  throw badRequest('the "continue" token is not valid; start again from the first page without it', [{ path: 'continue', message: 'not a token returned by this server' }]);
+  throw badRequest('the "continue" token is not valid; start again from the first page without it', [
+    { path: 'continue', message: 'not a token returned by this server' },
+  ]);
 }
 
 /** Checks each descriptor filter value, e.g. default=true|false. */
@@ -74,7 +77,8 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
     .map((f) => {
       const want = filters[f.param];
       if (f.type === 'boolean') {
-        if (want !== 'true' && want !== 'false') throw badRequest(`query parameter "${f.param}" must be true or false, not ${JSON.stringify(want)}`);
+        if (want !== 'true' && want !== 'false')
+          throw badRequest(`query parameter "${f.param}" must be true or false, not ${JSON.stringify(want)}`);
         return (o: Envelope) => String(getPath(o, f.path) === true) === want;
       }
       return (o: Envelope) => getPath(o, f.path) === want;
@@ -86,7 +90,13 @@ export function filterPredicate(d: KindDescriptor, filters: Record<string, strin
  * One page of a list: the store's sorted scan, then expiry, descriptor filters and the caller's
  * readable projects; reads further batches until the page is full or the scan ends.
  */
-export async function listPage(store: ObjectStore, d: KindDescriptor, q: ListOptions, readable: Visible, nowMs: number): Promise<ListResult> {
+export async function listPage(
+  store: ObjectStore,
+  d: KindDescriptor,
+  q: ListOptions,
+  readable: Visible,
+  nowMs: number,
+): Promise<ListResult> {
   const matches = filterPredicate(d, q.filters);
   // Without expiry or a spec filter to check, the store may answer from its metadata index.
   const metadataOnly = q.metadataOnly === true && needsNoSpec(d, q);
@@ -110,7 +120,12 @@ export function needsNoSpec(d: KindDescriptor, q: ListOptions): boolean {
 }
 
 /** `listPage` as stored JSON texts, for a list that `needsNoSpec`. */
-export async function listTextPage(store: ObjectStore, d: KindDescriptor, q: ListOptions, readable: Visible): Promise<{ items: StoredText[]; continueToken?: string }> {
+export async function listTextPage(
+  store: ObjectStore,
+  d: KindDescriptor,
+  q: ListOptions,
+  readable: Visible,
+): Promise<{ items: StoredText[]; continueToken?: string }> {
   return pageOf(
     (sq) => store.listText(sq),
     (t) => t.metadata,

@@ -22,7 +22,9 @@ export function identify(d: KindDescriptor, body: unknown, target: Target, requi
     throw badRequest(`kind is missing: add "kind": "${d.kind}" to the body`, [{ path: 'kind', message: `is required: "${d.kind}"` }]);
   }
   if (!kindMissing && (typeof body.kind !== 'string' || body.kind.toLowerCase() !== d.kind.toLowerCase())) {
-    throw badRequest(`kind ${JSON.stringify(body.kind)} does not match this endpoint, which serves ${d.kind}`, [{ path: 'kind', message: `must be "${d.kind}"` }]);
+    throw badRequest(`kind ${JSON.stringify(body.kind)} does not match this endpoint, which serves ${d.kind}`, [
+      { path: 'kind', message: `must be "${d.kind}"` },
+    ]);
   }
   const meta: Obj = isObj(body.metadata) ? { ...body.metadata } : {};
   if (body.metadata !== undefined && !isObj(body.metadata)) throw invalid([{ path: 'metadata', message: 'must be an object' }]);
@@ -79,7 +81,9 @@ function matchPath(field: string, fromBody: unknown, fromPath: string | undefine
   if (fromPath === undefined) return fromBody ?? '';
   if (fromBody === undefined || fromBody === null || fromBody === '') return fromPath;
   if (fromBody !== fromPath) {
-    throw badRequest(`${field} ${JSON.stringify(fromBody)} does not match ${JSON.stringify(fromPath)} in the URL path`, [{ path: field, message: `must be "${fromPath}" (or omitted)` }]);
+    throw badRequest(`${field} ${JSON.stringify(fromBody)} does not match ${JSON.stringify(fromPath)} in the URL path`, [
+      { path: field, message: `must be "${fromPath}" (or omitted)` },
+    ]);
   }
   return fromBody;
 }

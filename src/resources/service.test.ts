@@ -68,31 +68,60 @@ describe('ResourceService, step by step (a LevelStore in a temporary directory)'
     const made = await service.create(ALICE, kind('Folder'), { kind: 'folder', metadata: {}, spec: {} }, { project: 'p', name: 'f' });
     expect(made.kind, 'the canonical kind').to.equal('Folder');
     expect(made.metadata).to.include({ name: 'f', project: 'p' });
-    expect(await refusal(service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'g', project: 'q' }, spec: {} }, { project: 'p' }))).to.match(/^BadRequest: .*"q".*"p"/);
-    expect(await refusal(service.create(ALICE, kind('Folder'), { kind: 'Dashboard', metadata: { name: 'g' }, spec: {} }, { project: 'p' }))).to.match(/^BadRequest: /);
+    expect(
+      await refusal(
+        service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'g', project: 'q' }, spec: {} }, { project: 'p' }),
+      ),
+    ).to.match(/^BadRequest: .*"q".*"p"/);
+    expect(
+      await refusal(service.create(ALICE, kind('Folder'), { kind: 'Dashboard', metadata: { name: 'g' }, spec: {} }, { project: 'p' })),
+    ).to.match(/^BadRequest: /);
   });
 
   it("stamp: createdAt, updatedAt and version are the server's; tags sorted and de-duplicated", async () => {
-    const body = { kind: 'Folder', metadata: { name: 'f', version: 99, createdAt: '1999-01-01T00:00:00Z', tags: ['b', 'a', 'b'] }, spec: {} };
+    const body = {
+      kind: 'Folder',
+      metadata: { name: 'f', version: 99, createdAt: '1999-01-01T00:00:00Z', tags: ['b', 'a', 'b'] },
+      spec: {},
+    };
     const made = await service.create(ALICE, kind('Folder'), body, { project: 'p' });
     expect(made.metadata).to.deep.include({ version: 0, createdAt: now.toISOString(), updatedAt: now.toISOString(), tags: ['a', 'b'] });
     now = new Date('2026-03-01T11:00:00.000Z');
-    const { object } = await service.update(ALICE, kind('Folder'), { ...body, spec: { display: { name: 'F' } } }, { project: 'p', name: 'f' });
+    const { object } = await service.update(
+      ALICE,
+      kind('Folder'),
+      { ...body, spec: { display: { name: 'F' } } },
+      { project: 'p', name: 'f' },
+    );
     expect(object.metadata).to.deep.include({ version: 1, createdAt: '2026-03-01T10:00:00.000Z', updatedAt: now.toISOString() });
   });
 
   it('a dry run answers as the real call would and writes nothing', async () => {
     const before = await store.revision();
-    const dry = await service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' }, { dryRun: true });
+    const dry = await service.create(
+      ALICE,
+      kind('Folder'),
+      { kind: 'Folder', metadata: { name: 'f' }, spec: {} },
+      { project: 'p' },
+      { dryRun: true },
+    );
     expect(await store.revision()).to.equal(before);
     expect(await store.get({ kind: 'Folder', project: 'p', name: 'f' })).to.equal(undefined);
     const real = await service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' });
     expect(dry).to.deep.equal(real);
-    expect(await refusal(service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' }, { dryRun: true }))).to.match(/^AlreadyExists: /);
+    expect(
+      await refusal(
+        service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' }, { dryRun: true }),
+      ),
+    ).to.match(/^AlreadyExists: /);
   });
 
   it('validation: schema and semantic problems at once, each with its path (400 Invalid)', async () => {
-    const body = { kind: 'Dashboard', metadata: { name: 'd' }, spec: { panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } }, layouts: [], extra: 1 } };
+    const body = {
+      kind: 'Dashboard',
+      metadata: { name: 'd' },
+      spec: { panels: { a: { kind: 'Panel', spec: { plugin: { kind: 'Nope', spec: {} } } } }, layouts: [], extra: 1 },
+    };
     try {
       await service.create(ALICE, kind('Dashboard'), body, { project: 'p' });
       expect.fail('accepted');
@@ -108,7 +137,9 @@ describe('ResourceService, step by step (a LevelStore in a temporary directory)'
     expect(await refusal(service.create(ALICE, kind('Datasource'), prometheus('b', true), { project: 'p' }))).to.match(/^Invalid: /);
     await service.create(ALICE, kind('Datasource'), prometheus('b', false), { project: 'p' });
     await service.create(ALICE, kind('Project'), { kind: 'Project', metadata: { name: 'q' }, spec: {} }, {});
-    const concurrent = await Promise.allSettled(['c', 'd', 'e'].map((n) => service.create(ALICE, kind('Datasource'), prometheus(n, true), { project: 'q' })));
+    const concurrent = await Promise.allSettled(
+      ['c', 'd', 'e'].map((n) => service.create(ALICE, kind('Datasource'), prometheus(n, true), { project: 'q' })),
+    );
     expect(
       concurrent.filter((r) => r.status === 'fulfilled'),
       'exactly one default wins',
@@ -118,19 +149,30 @@ describe('ResourceService, step by step (a LevelStore in a temporary directory)'
   it('If-Match: a stale version is 412 PreconditionFailed, the current one is accepted', async () => {
     await service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' });
     const body = { kind: 'Folder', metadata: { name: 'f' }, spec: { display: { name: 'F' } } };
-    expect(await refusal(service.update(ALICE, kind('Folder'), body, { project: 'p', name: 'f' }, { ifMatch: 5 }))).to.match(/^PreconditionFailed: /);
-    expect((await service.update(ALICE, kind('Folder'), body, { project: 'p', name: 'f' }, { ifMatch: 0 })).object.metadata.version).to.equal(1);
+    expect(await refusal(service.update(ALICE, kind('Folder'), body, { project: 'p', name: 'f' }, { ifMatch: 5 }))).to.match(
+      /^PreconditionFailed: /,
+    );
+    expect(
+      (await service.update(ALICE, kind('Folder'), body, { project: 'p', name: 'f' }, { ifMatch: 0 })).object.metadata.version,
+    ).to.equal(1);
   });
 
   it('authorizes before revealing whether the object exists: a read-only authorizer refuses a create of an existing name as Forbidden', async () => {
     await service.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' });
     const readonly = make({ authorizer: readOnly(allowAll) });
-    expect(await refusal(readonly.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' }))).to.match(/^Forbidden: /);
+    expect(
+      await refusal(readonly.create(ALICE, kind('Folder'), { kind: 'Folder', metadata: { name: 'f' }, spec: {} }, { project: 'p' })),
+    ).to.match(/^Forbidden: /);
     expect((await readonly.get(ALICE, kind('Folder'), 'p', 'f')).metadata.name).to.equal('f');
   });
 
   it('answers are masked, and the sensitive values stored sealed', async () => {
-    const made = await service.create(ALICE, kind('Secret'), { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'hunter2' } } }, { project: 'p' });
+    const made = await service.create(
+      ALICE,
+      kind('Secret'),
+      { kind: 'Secret', metadata: { name: 's' }, spec: { basicAuth: { username: 'u', password: 'hunter2' } } },
+      { project: 'p' },
+    );
     expect(made.spec).to.deep.equal({ basicAuth: { username: 'u', password: '<secret>' } });
     const stored = JSON.stringify(await store.get({ kind: 'Secret', project: 'p', name: 's' }));
     expect(stored).to.not.include('hunter2');

@@ -8,11 +8,28 @@ import type { HookCall, HookContext, KindDescriptor } from '../kinds/descriptor.
 import type { KindRegistry } from '../kinds/registry.js';
 import { schemaErrors } from '../lib/schema-errors.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import { keyOf, type Envelope, type Metadata, type ObjectKey, type ObjectStore, type StoredText, type WriteRecordOptions } from '../storage/store.js';
+import {
+  keyOf,
+  type Envelope,
+  type Metadata,
+  type ObjectKey,
+  type ObjectStore,
+  type StoredText,
+  type WriteRecordOptions,
+} from '../storage/store.js';
 import { isObj } from '../lib/is-obj.js';
 import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
-import { isExpired, listPage, listTextPage, needsNoSpec, projectMissing, requireProject, type ListOptions, type ListResult } from './listing.js';
+import {
+  isExpired,
+  listPage,
+  listTextPage,
+  needsNoSpec,
+  projectMissing,
+  requireProject,
+  type ListOptions,
+  type ListResult,
+} from './listing.js';
 import { credentialStamp, type CredentialChange } from './credentials.js';
 import { keepOmitted, mask, restoreMasked } from './masking.js';
 import { getPath } from '../lib/object-path.js';
@@ -97,7 +114,14 @@ export class ResourceService {
 
   constructor(private readonly opts: ServiceOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.hookContext = { store: opts.store, plugins: opts.plugins, kinds: opts.registry.scopes, projectKind: opts.registry.projectKind.kind, passwords: opts.passwords, config: opts.config };
+    this.hookContext = {
+      store: opts.store,
+      plugins: opts.plugins,
+      kinds: opts.registry.scopes,
+      projectKind: opts.registry.projectKind.kind,
+      passwords: opts.passwords,
+      config: opts.config,
+    };
     this.grantChecks = { store: opts.store, registry: opts.registry, ...(opts.namedByGrants ? { namedByGrants: opts.namedByGrants } : {}) };
   }
 
@@ -186,7 +210,14 @@ export class ResourceService {
     try {
       const record = this.recordOf(d, p, w, w.continueHistoryAt !== undefined);
       const audit = [obj, ...companions].map((o) => this.audited(p, w, 'create', o));
-      await this.grantGuard(d, obj, call, () => this.opts.store.create(obj, { ...(parent ? { parent } : {}), ...(companions.length ? { also: companions } : {}), ...record, audit }));
+      await this.grantGuard(d, obj, call, () =>
+        this.opts.store.create(obj, {
+          ...(parent ? { parent } : {}),
+          ...(companions.length ? { also: companions } : {}),
+          ...record,
+          audit,
+        }),
+      );
     } catch (e) {
       if (e instanceof ApiError && e.reason === 'NotFound' && project !== undefined) throw projectMissing(project);
       throw e;
@@ -195,14 +226,29 @@ export class ResourceService {
   }
 
   /** Replaces an object; with `skipUnchanged`, a body holding what is stored already changes nothing (see `UpdateResult`). */
-  async update(p: Principal, d: KindDescriptor, body: unknown, target: { name: string; project?: string }, w: WriteOptions = {}): Promise<UpdateResult> {
+  async update(
+    p: Principal,
+    d: KindDescriptor,
+    body: unknown,
+    target: { name: string; project?: string },
+    w: WriteOptions = {},
+  ): Promise<UpdateResult> {
     const key: ObjectKey = { kind: d.kind, project: scopeOf(d, target.project) ?? '', name: target.name };
     await this.opts.authorizer.authorize(p, 'update', authzTarget(d, target.project, target.name));
     // Updates of one object in this process queue up; the retry loop covers other replicas.
-    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () => this.inScope(d, target.project, () => this.updateLoop(p, d, key, body, target, w)));
+    return this.updates.run(`${key.kind}/${key.project}/${key.name}`, () =>
+      this.inScope(d, target.project, () => this.updateLoop(p, d, key, body, target, w)),
+    );
   }
 
-  private async updateLoop(p: Principal, d: KindDescriptor, key: ObjectKey, body: unknown, target: Target, w: WriteOptions): Promise<UpdateResult> {
+  private async updateLoop(
+    p: Principal,
+    d: KindDescriptor,
+    key: ObjectKey,
+    body: unknown,
+    target: Target,
+    w: WriteOptions,
+  ): Promise<UpdateResult> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.current(d, key);
       const version = current.metadata.version;
@@ -224,11 +270,18 @@ export class ResourceService {
       seal(d, obj, current, this.opts.secrets);
       await this.credentialsChanging(p, d, current, obj);
       try {
-        await this.grantGuard(d, obj, call, () => this.opts.store.update(obj, { expectedVersion: version, ...this.recordOf(d, p, w), audit: [this.audited(p, w, 'update', obj, version)] }));
+        await this.grantGuard(d, obj, call, () =>
+          this.opts.store.update(obj, {
+            expectedVersion: version,
+            ...this.recordOf(d, p, w),
+            audit: [this.audited(p, w, 'update', obj, version)],
+          }),
+        );
         return { object: mask(d, obj), unchanged: false };
       } catch (e) {
         if (!(e instanceof ApiError && e.reason === 'Conflict')) throw e;
-        if (w.ifMatch !== undefined) throw preconditionFailed(`${d.kind} "${key.name}" was changed by someone else; read it again and retry with its new version`);
+        if (w.ifMatch !== undefined)
+          throw preconditionFailed(`${d.kind} "${key.name}" was changed by someone else; read it again and retry with its new version`);
         if (attempt >= MAX_UPDATE_RETRIES) throw new ApiError('Conflict', `${d.kind} "${key.name}" is being updated concurrently; retry`);
       }
     }
@@ -239,7 +292,8 @@ export class ResourceService {
     await this.opts.authorizer.authorize(p, 'delete', authzTarget(d, project, name));
     const current = await this.current(d, key, w.evenIfExpired);
     if (w.ifMatch !== undefined && current.metadata.version !== w.ifMatch) throw stale(d, key, current.metadata.version, w.ifMatch);
-    if (w.ifUpdatedAt !== undefined && current.metadata.updatedAt !== w.ifUpdatedAt) throw preconditionFailed(`${d.kind} "${name}" was written again`);
+    if (w.ifUpdatedAt !== undefined && current.metadata.updatedAt !== w.ifUpdatedAt)
+      throw preconditionFailed(`${d.kind} "${name}" was written again`);
     if (w.dryRun) return;
     const children = d.isProjectScope ? { project: name, kinds: this.opts.registry.projectScoped().map((k) => k.kind) } : undefined;
     const remove = async () => {
@@ -251,10 +305,12 @@ export class ResourceService {
           audit: [this.audited(p, w, 'delete', current, current.metadata.version)],
         });
       } catch (e) {
-        if (e instanceof ApiError && e.reason === 'Conflict') throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
+        if (e instanceof ApiError && e.reason === 'Conflict')
+          throw preconditionFailed(`${d.kind} "${name}" was changed by someone else; read it again and retry with its new version`);
         throw e;
       }
-      if (d.subject === 'principal') await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
+      if (d.subject === 'principal')
+        await forgetSubject({ store: this.opts.store, registry: this.opts.registry, now: this.now }, d, scopeOf(d, project), name, p);
     };
     // a principal leaves every grant before a binding naming it can be written again (see grantGuard)
     await (d.subject === 'principal' ? this.opts.store.exclusive(GRANTEES_LOCK, remove) : remove());
@@ -295,7 +351,13 @@ export class ResourceService {
   }
 
   /** A permission check with the same target rules as the CRUD calls (for routes built on them). */
-  authorize(p: Principal, action: 'create' | 'read' | 'update' | 'delete', d: KindDescriptor, project: string | undefined, name: string): Promise<void> {
+  authorize(
+    p: Principal,
+    action: 'create' | 'read' | 'update' | 'delete',
+    d: KindDescriptor,
+    project: string | undefined,
+    name: string,
+  ): Promise<void> {
     return this.opts.authorizer.authorize(p, action, authzTarget(d, d.scope === 'project' ? project : undefined, name));
   }
 
@@ -304,7 +366,10 @@ export class ResourceService {
    * backup of the whole store needs, since it holds password hashes and sessions. With `actions`,
    * only those (`['read']`: may read everything, which a read-only server still allows).
    */
-  async authorizeEverything(p: Principal, actions: readonly ('read' | 'create' | 'update' | 'delete')[] = ['read', 'create', 'update', 'delete']): Promise<void> {
+  async authorizeEverything(
+    p: Principal,
+    actions: readonly ('read' | 'create' | 'update' | 'delete')[] = ['read', 'create', 'update', 'delete'],
+  ): Promise<void> {
     for (const d of this.opts.registry.all()) {
       for (const action of actions) await this.opts.authorizer.authorize(p, action, { kind: d.kind });
     }
@@ -331,7 +396,8 @@ export class ResourceService {
     const obj = this.prepare(d, body, {}, { version: 0 }, false);
     const named = obj.metadata.project !== '';
     if (!named) obj.metadata.project = VALIDATE_PROJECT;
-    const checkScope = d.singleFlag !== undefined && (d.scope === 'global' || named) && (await this.mayRead(p, d, obj.metadata.project, obj.metadata.name));
+    const checkScope =
+      d.singleFlag !== undefined && (d.scope === 'global' || named) && (await this.mayRead(p, d, obj.metadata.project, obj.metadata.name));
     await this.validate(d, obj, { principal: p }, checkScope);
     return named ? this.warnings(p, d, obj) : [];
   }
@@ -429,11 +495,16 @@ export class ResourceService {
     const group = getPath(obj, rule.groupBy);
     const project = obj.metadata.project ?? '';
     const others = await this.opts.store.list({ kind: d.kind, project });
-    const first = others.find((o) => o.metadata.name !== obj.metadata.name && getPath(o, rule.flag) === true && getPath(o, rule.groupBy) === group);
+    const first = others.find(
+      (o) => o.metadata.name !== obj.metadata.name && getPath(o, rule.flag) === true && getPath(o, rule.groupBy) === group,
+    );
     if (!first) return [];
     const where = d.scope === 'project' ? `project "${project}"` : 'the global scope';
     return [
-      { path: rule.flag, message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"` },
+      {
+        path: rule.flag,
+        message: `${d.kind} "${first.metadata.name}" is already the ${rule.label} for ${String(group)} in ${where}; set ${rule.flag} to false here or on "${first.metadata.name}"`,
+      },
     ];
   }
 
@@ -445,7 +516,13 @@ export class ResourceService {
   }
 
   /** Identity checks, older forms rewritten, server metadata stamped. */
-  private prepare(d: KindDescriptor, body: unknown, target: Target, meta: { createdAt?: string; version: number }, requireProject = true): Envelope {
+  private prepare(
+    d: KindDescriptor,
+    body: unknown,
+    target: Target,
+    meta: { createdAt?: string; version: number },
+    requireProject = true,
+  ): Envelope {
     const obj = identify(d, body, target, requireProject);
     d.hooks?.normalize?.(obj as unknown as Record<string, unknown>, this.hookContext);
     const at = this.now().toISOString();
@@ -538,13 +615,18 @@ function stale(d: KindDescriptor, key: ObjectKey, stored: number, expected: numb
 function immutableProblems(d: KindDescriptor, next: Envelope, prev: Envelope): void {
   const problems = (d.immutable ?? [])
     .filter((path) => JSON.stringify(getPath(next, path)) !== JSON.stringify(getPath(prev, path)))
-    .map((path) => ({ path, message: `cannot be changed (it is ${JSON.stringify(getPath(prev, path))}); delete and re-create the ${d.kind} instead` }));
+    .map((path) => ({
+      path,
+      message: `cannot be changed (it is ${JSON.stringify(getPath(prev, path))}); delete and re-create the ${d.kind} instead`,
+    }));
   if (problems.length) throw invalid(problems);
 }
 
 /** The parts of the object the configuration forbids (the kind's forbiddenBy): present and not empty. */
 function forbiddenProblems(d: KindDescriptor, obj: Envelope, config: unknown): ErrorDetail[] {
-  return (d.forbiddenBy ?? []).filter((f) => getPath(config, f.key) === true && !isEmptyValue(getPath(obj, f.field))).map((f) => ({ path: f.field, message: f.message }));
+  return (d.forbiddenBy ?? [])
+    .filter((f) => getPath(config, f.key) === true && !isEmptyValue(getPath(obj, f.field)))
+    .map((f) => ({ path: f.field, message: f.message }));
 }
 
 function isEmptyValue(v: unknown): boolean {

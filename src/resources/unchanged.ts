@@ -15,12 +15,20 @@ const SERVER_OWNED = ['createdAt', 'updatedAt', 'version'];
  * stored form already (a "<secret>" sent back and restored), decrypts to it, or the kind's
  * `matchesStored` hook says so (a password checked against its hash, never hashed again).
  */
-export async function keepStoredSecrets(d: KindDescriptor, obj: Envelope, current: Envelope, box: SecretBox, ctx: HookContext): Promise<void> {
+export async function keepStoredSecrets(
+  d: KindDescriptor,
+  obj: Envelope,
+  current: Envelope,
+  box: SecretBox,
+  ctx: HookContext,
+): Promise<void> {
   for (const path of d.sensitive ?? []) {
     const sent = getPath(obj, path);
     const stored = getPath(current, path);
     if (sent === stored || typeof sent !== 'string' || sent === '' || stored === undefined) continue;
-    if (d.encrypted?.includes(path) ? decryptsTo(box, current, path, stored, sent) : await d.hooks?.matchesStored?.(path, sent, stored, ctx)) {
+    if (
+      d.encrypted?.includes(path) ? decryptsTo(box, current, path, stored, sent) : await d.hooks?.matchesStored?.(path, sent, stored, ctx)
+    ) {
       setPathIfParentExists(obj, path, stored);
     }
   }

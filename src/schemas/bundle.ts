@@ -34,7 +34,8 @@ export function bundle(root: Json, o: BundleOptions): Json {
     const d = doc === '' || doc === rootId ? root : o.docs.get(doc);
     if (!d) throw new Error(`$ref to an unknown schema: ${uri}`);
     let cur: unknown = d;
-    for (const part of fragment.split('/').filter(Boolean)) cur = (cur as Json | undefined)?.[decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))];
+    for (const part of fragment.split('/').filter(Boolean))
+      cur = (cur as Json | undefined)?.[decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))];
     if (cur === null || typeof cur !== 'object') throw new Error(`$ref to a missing place: ${uri}`);
     return cur as Json;
   };

@@ -45,7 +45,12 @@ export class SchemaCatalog {
     if (!info) throw notFound(`unknown plugin kind "${kind}" (GET /api/v1/plugins lists them)`);
     return this.cached(`plugin/${kind}`, () => {
       const raw = info.schema;
-      if (!raw) return { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', description: `The spec of ${kind}: the server checks no shape for it.` };
+      if (!raw)
+        return {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          description: `The spec of ${kind}: the server checks no shape for it.`,
+        };
       return bundle(raw, { docs: this.docs, base: ID_BASE });
     });
   }

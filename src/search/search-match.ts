@@ -50,7 +50,9 @@ export function matchObject(d: KindDescriptor, obj: Envelope, words: string[]): 
   // the reason shown: the field holding the most of the words found only in the spec ("RAM Total" is
   // the panel titled so, not the first field holding "ram")
   const found = fieldWords.length ? findText(obj.spec, 'spec', fieldWords, TITLE_PATH) : undefined;
-  const match = found ? { path: found.path, text: snippet(found.text, fieldWords.find((w) => matchesAt(found.text, w)) ?? fieldWords[0]) } : undefined;
+  const match = found
+    ? { path: found.path, text: snippet(found.text, fieldWords.find((w) => matchesAt(found.text, w)) ?? fieldWords[0]) }
+    : undefined;
   return {
     kind: d.kind,
     plural: d.plural,

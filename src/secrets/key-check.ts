@@ -23,7 +23,12 @@ export async function checkSecretKeys(store: ObjectStore, registry: KindRegistry
         } catch (e) {
           const f = failing.get(id);
           if (f) f.count++;
-          else failing.set(id, { where: `${d.kind} "${obj.metadata.name}"${obj.metadata.project ? ` in project "${obj.metadata.project}"` : ''}`, reason: (e as Error).message, count: 1 });
+          else
+            failing.set(id, {
+              where: `${d.kind} "${obj.metadata.name}"${obj.metadata.project ? ` in project "${obj.metadata.project}"` : ''}`,
+              reason: (e as Error).message,
+              count: 1,
+            });
         }
       }
     }

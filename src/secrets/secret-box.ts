@@ -29,7 +29,10 @@ export class SecretBox {
   private readonly byId = new Map<string, Key>();
 
   constructor(primary: Buffer, previous: readonly Buffer[] = []) {
-    const derive = (master: Buffer): Key => ({ id: keyIdOf(master), aes: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'dashplane/secrets', 32)) });
+    const derive = (master: Buffer): Key => ({
+      id: keyIdOf(master),
+      aes: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'dashplane/secrets', 32)),
+    });
     this.primary = derive(primary);
     for (const k of [this.primary, ...previous.map(derive)]) if (!this.byId.has(k.id)) this.byId.set(k.id, k);
   }

@@ -4,7 +4,18 @@
  */
 
 /** What happened. */
-export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'login', 'login-failed', 'logout', 'token-create', 'token-use', 'token-revoke', 'denied'] as const;
+export const AUDIT_ACTIONS = [
+  'create',
+  'update',
+  'delete',
+  'login',
+  'login-failed',
+  'logout',
+  'token-create',
+  'token-use',
+  'token-revoke',
+  'denied',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One audit entry; `id` is store-wide, increasing in commit order, without gaps. */

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { EventHub, replayThenLive } from './event-hub.js';
 import type { StoreEvent } from './store.js';
 
-const event = (revision: number): StoreEvent => ({ type: 'ADDED', revision, object: { kind: 'Dashboard', metadata: { name: `d${revision}`, createdAt: '', updatedAt: '', version: 0 }, spec: {} } });
+const event = (revision: number): StoreEvent => ({
+  type: 'ADDED',
+  revision,
+  object: { kind: 'Dashboard', metadata: { name: `d${revision}`, createdAt: '', updatedAt: '', version: 0 }, spec: {} },
+});
 /** Subscribers still registered (live iterators plus listeners). */
 const subscribers = (hub: EventHub) => (hub as unknown as { subscribers: Set<unknown> }).subscribers.size;
 

@@ -121,7 +121,11 @@ class WaitingEvents {
  * each revision once and in order; `live` must be opened before the replay starts reading, so
  * nothing committed in between is missed. Closes `live` when the consumer stops.
  */
-export async function* replayThenLive(live: AsyncIterableIterator<StoreEvent>, from: number, replay?: () => AsyncIterable<StoreEvent>): AsyncGenerator<StoreEvent> {
+export async function* replayThenLive(
+  live: AsyncIterableIterator<StoreEvent>,
+  from: number,
+  replay?: () => AsyncIterable<StoreEvent>,
+): AsyncGenerator<StoreEvent> {
   let last = from;
   try {
     for (const source of [...(replay ? [replay()] : []), live]) {

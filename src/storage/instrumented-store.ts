@@ -6,7 +6,22 @@ export interface StoreTimer {
 }
 
 /** Store methods that do I/O and are timed. */
-const TIMED = new Set(['get', 'getText', 'list', 'listText', 'create', 'update', 'delete', 'snapshot', 'listVersions', 'getVersion', 'listDeleted', 'createdRevision', 'revision', 'ping']);
+const TIMED = new Set([
+  'get',
+  'getText',
+  'list',
+  'listText',
+  'create',
+  'update',
+  'delete',
+  'snapshot',
+  'listVersions',
+  'getVersion',
+  'listDeleted',
+  'createdRevision',
+  'revision',
+  'ping',
+]);
 
 /** The same store, with every I/O method timed into dashplane_store_operation_duration_seconds. */
 export function instrumentStore(store: Store, metrics: StoreTimer): Store {
@@ -19,7 +34,10 @@ export function instrumentStore(store: Store, metrics: StoreTimer): Store {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== 'function') return value;
       const fn = value as (...a: unknown[]) => Promise<unknown>;
-      const wrapped = typeof prop === 'string' && TIMED.has(prop) ? (...args: unknown[]) => metrics.timeStore(prop, () => fn.apply(target, args)) : fn.bind(target);
+      const wrapped =
+        typeof prop === 'string' && TIMED.has(prop)
+          ? (...args: unknown[]) => metrics.timeStore(prop, () => fn.apply(target, args))
+          : fn.bind(target);
       methods.set(prop, wrapped);
       return wrapped;
     },

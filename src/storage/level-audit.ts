@@ -73,8 +73,16 @@ export class LevelAudit implements AuditStore {
 
   private async page(q: AuditQuery): Promise<AuditPage> {
     const ascending = q.afterId !== undefined;
-    const range = ascending ? { gt: keyOf(q.afterId!), lt: PREFIX + HIGH } : { gte: PREFIX, lt: q.beforeId !== undefined ? keyOf(q.beforeId) : PREFIX + HIGH, reverse: true };
-    const bound = ascending ? (q.until ? Date.parse(q.until) + TIME_SLACK_MS : Infinity) : q.since ? Date.parse(q.since) - TIME_SLACK_MS : -Infinity;
+    const range = ascending
+      ? { gt: keyOf(q.afterId!), lt: PREFIX + HIGH }
+      : { gte: PREFIX, lt: q.beforeId !== undefined ? keyOf(q.beforeId) : PREFIX + HIGH, reverse: true };
+    const bound = ascending
+      ? q.until
+        ? Date.parse(q.until) + TIME_SLACK_MS
+        : Infinity
+      : q.since
+        ? Date.parse(q.since) - TIME_SLACK_MS
+        : -Infinity;
     const entries: AuditEntry[] = [];
     let scanned = 0;
     let lastSeen: number | undefined;

@@ -52,7 +52,12 @@ export class LevelHistory implements HistoryStore {
     const out: VersionEntry[] = [];
     for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
       const r = JSON.parse(raw) as HistoryRecord;
-      out.push({ version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown' });
+      out.push({
+        version: r.object.metadata.version,
+        updatedAt: r.object.metadata.updatedAt,
+        updatedBy: r.updatedBy,
+        manager: r.manager ?? 'unknown',
+      });
     }
     return out;
   }
@@ -84,7 +89,14 @@ export class LevelHistory implements HistoryStore {
       if (last === undefined) continue;
       const r = JSON.parse(last) as HistoryRecord;
       const title = displayTitle(r.object);
-      out.push({ name, version: r.object.metadata.version, updatedAt: r.object.metadata.updatedAt, updatedBy: r.updatedBy, manager: r.manager ?? 'unknown', ...(title ? { title } : {}) });
+      out.push({
+        name,
+        version: r.object.metadata.version,
+        updatedAt: r.object.metadata.updatedAt,
+        updatedBy: r.updatedBy,
+        manager: r.manager ?? 'unknown',
+        ...(title ? { title } : {}),
+      });
     }
     return out;
   }
@@ -122,7 +134,11 @@ export class LevelHistory implements HistoryStore {
           }
           const [kind, project, name] = id.split(SEP);
           const managers = await this.db.get(managersKey({ kind, project, name }), { snapshot });
-          yield { type: 'object', object: JSON.parse(raw) as Envelope, managers: managers === undefined ? [] : (JSON.parse(managers) as ManagerEntry[]) };
+          yield {
+            type: 'object',
+            object: JSON.parse(raw) as Envelope,
+            managers: managers === undefined ? [] : (JSON.parse(managers) as ManagerEntry[]),
+          };
         }
       } finally {
         await history.close();

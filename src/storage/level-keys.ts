@@ -55,7 +55,8 @@ export const metadataRecordKey = (objKey: string) => `i${objKey.slice(1)}`;
 export const isObjectKey = (key: string) => key.startsWith(`o${SEP}`);
 
 /** The prefixes of what a project's objects of `kind` leave besides themselves: history, managers, tombstones. */
-export const projectRecordPrefixes = (kind: string, project: string) => ['h', 'w', 't'].map((t) => `${t}${SEP}${kind}${SEP}${project}${SEP}`);
+export const projectRecordPrefixes = (kind: string, project: string) =>
+  ['h', 'w', 't'].map((t) => `${t}${SEP}${kind}${SEP}${project}${SEP}`);
 
 /** The object key a history key (`h` kind project name version) belongs to, without the type letter. */
 export const historyOwner = (key: string) => key.slice(2, key.lastIndexOf(SEP));

@@ -83,7 +83,9 @@ export class LevelMetadata {
     const missing = entries.filter((e) => e.metadata === undefined);
     if (!missing.length) return entries.map((e) => ({ kind, metadata: e.metadata!, spec: EMPTY_SPEC }));
     const generation = this.o.generation();
-    const raws = await this.o.read(() => this.o.db().getMany(missing.map((e) => metadataRecordKey(objectKey({ kind, project: e.project, name: e.name })))));
+    const raws = await this.o.read(() =>
+      this.o.db().getMany(missing.map((e) => metadataRecordKey(objectKey({ kind, project: e.project, name: e.name })))),
+    );
     const read = new Map<IndexEntry, Metadata>();
     missing.forEach((e, i) => {
       if (raws[i] !== undefined) read.set(e, frozen(JSON.parse(raws[i]!) as Metadata));
@@ -126,7 +128,8 @@ export class LevelMetadata {
           all.push({ project, name: key.slice(end + 1) });
         }
         // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
-        if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS) await new Promise((r) => setTimeout(r, 4 * (performance.now() - started)));
+        if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS)
+          await new Promise((r) => setTimeout(r, 4 * (performance.now() - started)));
       }
     } catch (e) {
       this.index.cancel(kind);

@@ -72,11 +72,18 @@ export class LevelRecovery {
   failed(e: unknown): Error {
     const translated = translateWriteError(e);
     const reason = translated instanceof ApiError && translated.reason === 'InsufficientStorage' ? 'InsufficientStorage' : 'Unavailable';
-    const message = reason === 'InsufficientStorage' ? translated.message : 'the database could not write (the server log says why): nothing was written; retry in a moment';
+    const message =
+      reason === 'InsufficientStorage'
+        ? translated.message
+        : 'the database could not write (the server log says why): nothing was written; retry in a moment';
     if (!this.episode && !this.stopped) {
       this.episode = { reason, message, since: Date.now(), logged: false };
       const status = reason === 'InsufficientStorage' ? 507 : 503;
-      this.o.log('error', `LevelDB could not write in ${this.o.path} (${(e as Error).message}): writes answer ${status} until it is re-opened, which is tried once the disk has room`, e);
+      this.o.log(
+        'error',
+        `LevelDB could not write in ${this.o.path} (${(e as Error).message}): writes answer ${status} until it is re-opened, which is tried once the disk has room`,
+        e,
+      );
       this.delayMs = PROBE_MS;
       this.lastTry = Date.now();
       this.schedule();
@@ -112,12 +119,16 @@ export class LevelRecovery {
       if (await roomToReopen(this.o.path)) {
         await this.reopen();
         this.episode = undefined;
-        this.o.log('info', `LevelDB in ${this.o.path} re-opened ${Math.round((Date.now() - episode.since) / 1000)} s after the failed write: writes work again`);
+        this.o.log(
+          'info',
+          `LevelDB in ${this.o.path} re-opened ${Math.round((Date.now() - episode.since) / 1000)} s after the failed write: writes work again`,
+        );
         return;
       }
     } catch (e) {
       // told once an episode; "no room yet" is the normal waiting and says nothing
-      if (!episode.logged) this.o.log('warn', `LevelDB in ${this.o.path} could not be re-opened yet (${(e as Error).message}); trying again`, e);
+      if (!episode.logged)
+        this.o.log('warn', `LevelDB in ${this.o.path} could not be re-opened yet (${(e as Error).message}); trying again`, e);
       episode.logged = true;
     } finally {
       this.trying = false;
@@ -175,6 +186,9 @@ export function dropProbeFile(path: string): void {
 /** A read of a closed database (a re-open that failed, or the store closing): 503, not an anonymous 500. */
 function translateReadError(e: unknown): unknown {
   if ((e as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN')
-    return new ApiError('Unavailable', 'the database is not open (the server is stopping, or re-opening it after a failed write); retry in a moment');
+    return new ApiError(
+      'Unavailable',
+      'the database is not open (the server is stopping, or re-opening it after a failed write); retry in a moment',
+    );
   return e;
 }

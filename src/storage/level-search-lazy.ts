@@ -3,7 +3,16 @@ import { CLASS_WEIGHT, EXACT_BONUS, type TermClass } from '../lib/search-terms.j
 import { SEP } from './level-keys.js';
 import { type SearchReads, texts } from './level-search-order.js';
 import { CLASSES, exactPrefix, type Plan, prefixOf } from './level-search-plan.js';
-import { after, type Cursor, JoinCursor, NOTHING, ScopedCursor, TermCursor, termsStartingWith, UnionCursor } from './level-search-streams.js';
+import {
+  after,
+  type Cursor,
+  JoinCursor,
+  NOTHING,
+  ScopedCursor,
+  TermCursor,
+  termsStartingWith,
+  UnionCursor,
+} from './level-search-streams.js';
 import type { SearchCandidate, SearchQuery } from './store.js';
 
 /** Most terms a prefix may stand for in a class; a word of more (a letter or two) is left to the caller's check. */
@@ -55,7 +64,10 @@ export class LazySearch {
       yield* specialsAbove(bound);
       const same: string[] = [];
       while (next < specials.length && specials[next].bound === bound) same.push(specials[next++].doc);
-      const cursor = words.length === 0 ? new TermCursor(this.db, `y${SEP}`) : new UnionCursor(combinations.map((classes) => new JoinCursor(words.map((w, i) => this.wordCursor(w, classes[i])))));
+      const cursor =
+        words.length === 0
+          ? new TermCursor(this.db, `y${SEP}`)
+          : new UnionCursor(combinations.map((classes) => new JoinCursor(words.map((w, i) => this.wordCursor(w, classes[i])))));
       if (cursor instanceof TermCursor) this.open.push(cursor);
       yield* this.emit(new ScopedCursor(cursor, (d) => this.plan.skipTo(d)), same, bound, reads);
       await this.close();
@@ -153,7 +165,9 @@ export class LazySearch {
 function groupsOf(words: readonly LazyWord[], rest: number): [number, TermClass[][]][] {
   let combos: TermClass[][] = [[]];
   for (const w of words) {
-    const usable = CLASSES.filter((c) => w.terms.some((byClass) => CLASSES.some((x) => CLASS_WEIGHT[x] >= CLASS_WEIGHT[c] && byClass[x].length > 0)));
+    const usable = CLASSES.filter((c) =>
+      w.terms.some((byClass) => CLASSES.some((x) => CLASS_WEIGHT[x] >= CLASS_WEIGHT[c] && byClass[x].length > 0)),
+    );
     combos = combos.flatMap((combo) => usable.map((c) => [...combo, c]));
   }
   const groups = new Map<number, TermClass[][]>();

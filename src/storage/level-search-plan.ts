@@ -39,7 +39,11 @@ export class Plan {
     private readonly db: Level<string, string>,
     private readonly q: SearchQuery,
   ) {
-    for (const s of q.scopes) this.scopes.set(s.kind, { ...(s.projects ? { projects: new Set(s.projects) } : {}), ...(s.names ? { names: new Set(s.names) } : {}) });
+    for (const s of q.scopes)
+      this.scopes.set(s.kind, {
+        ...(s.projects ? { projects: new Set(s.projects) } : {}),
+        ...(s.names ? { names: new Set(s.names) } : {}),
+      });
     this.k = q.words.length;
   }
 
@@ -52,7 +56,9 @@ export class Plan {
   /** Estimated bytes of the search records of the scopes (of the places they name, or of their whole kinds). */
   async recordsBytes(): Promise<number> {
     const ranges = this.recordRanges();
-    const sizes = await Promise.all(ranges.map((r) => (r.names ? r.names.length * RECORD_BYTES : approximateSize(this.db, r.prefix, r.prefix + TOP))));
+    const sizes = await Promise.all(
+      ranges.map((r) => (r.names ? r.names.length * RECORD_BYTES : approximateSize(this.db, r.prefix, r.prefix + TOP))),
+    );
     return sizes.reduce((a, b) => a + b, 0);
   }
 
@@ -75,7 +81,8 @@ export class Plan {
       }
       const it = this.db.iterator({ gte: r.prefix, lt: r.prefix + TOP });
       try {
-        for (let batch = await it.nextv(RECORDS_STEP); batch.length; batch = await it.nextv(RECORDS_STEP)) for (const [key, value] of batch) take(key.slice(2), value);
+        for (let batch = await it.nextv(RECORDS_STEP); batch.length; batch = await it.nextv(RECORDS_STEP))
+          for (const [key, value] of batch) take(key.slice(2), value);
       } finally {
         await it.close();
       }
@@ -86,7 +93,8 @@ export class Plan {
   /** The entries of the rarest term, narrowed term by term (by their entries, or by the candidates' records when cheaper). */
   async fromEntries(order: readonly { word: number; term: string; entries: number }[]): Promise<Map<string, Candidate>> {
     const out = new Map<string, Candidate>();
-    for await (const doc of this.entries(prefixOf('o', ''))) out.set(doc, { weights: new Uint8Array(this.k).fill(CLASS_WEIGHT.a), exact: (1 << this.k) - 1 });
+    for await (const doc of this.entries(prefixOf('o', '')))
+      out.set(doc, { weights: new Uint8Array(this.k).fill(CLASS_WEIGHT.a), exact: (1 << this.k) - 1 });
     const overflow = new Set(out.keys());
     const first = order[0];
     for (const [doc, w] of await this.bestOf(first.term)) {
@@ -120,7 +128,11 @@ export class Plan {
   }
 
   /** Narrows `out` by the terms of `later`, read from the candidates' search records. */
-  private async checkRecords(out: Map<string, Candidate>, overflow: Set<string>, later: readonly { word: number; term: string }[]): Promise<void> {
+  private async checkRecords(
+    out: Map<string, Candidate>,
+    overflow: Set<string>,
+    later: readonly { word: number; term: string }[],
+  ): Promise<void> {
     const docs = [...out.keys()].filter((d) => !overflow.has(d));
     for (let i = 0; i < docs.length; i += RECORDS_STEP) {
       const slice = docs.slice(i, i + RECORDS_STEP);
@@ -159,7 +171,8 @@ export class Plan {
     const best = new Map<string, number>();
     for (const cls of CLASSES) {
       const w = CLASS_WEIGHT[cls];
-      for await (const doc of this.entries(prefixOf(cls, term))) if ((!among || among.has(doc)) && (best.get(doc) ?? 0) < w) best.set(doc, w);
+      for await (const doc of this.entries(prefixOf(cls, term)))
+        if ((!among || among.has(doc)) && (best.get(doc) ?? 0) < w) best.set(doc, w);
     }
     return best;
   }
@@ -213,7 +226,9 @@ export class Plan {
     const out: { prefix: string; names?: string[] }[] = [];
     for (const [kind, s] of this.scopes) {
       if (!s.projects && !s.names) out.push({ prefix: `y${SEP}${kind}${SEP}` });
-      else for (const project of s.projects ?? ['']) out.push({ prefix: `y${SEP}${kind}${SEP}${project}${SEP}`, ...(s.names ? { names: [...s.names] } : {}) });
+      else
+        for (const project of s.projects ?? [''])
+          out.push({ prefix: `y${SEP}${kind}${SEP}${project}${SEP}`, ...(s.names ? { names: [...s.names] } : {}) });
     }
     return out;
   }

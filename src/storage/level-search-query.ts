@@ -30,7 +30,12 @@ const RECORDS_MAX = 10_000;
  *   reads its words' other entries.
  * Every step reads in slices (an await between them): other requests are served meanwhile.
  */
-export async function* searchIndex(db: Level<string, string>, q: SearchQuery, reads: SearchReads, force?: SearchPlan): AsyncGenerator<SearchCandidate> {
+export async function* searchIndex(
+  db: Level<string, string>,
+  q: SearchQuery,
+  reads: SearchReads,
+  force?: SearchPlan,
+): AsyncGenerator<SearchCandidate> {
   const plan = new Plan(db, q);
   const terms = q.words.flatMap((w, i) => w.terms.map((term) => ({ word: i, term })));
   const sizes = await Promise.all(terms.map((t) => plan.entriesBytes(t.term)));

@@ -77,7 +77,8 @@ export class UnionCursor implements Cursor {
 
   async seekGE(target: string): Promise<string | undefined> {
     let min: string | undefined;
-    for (const d of await Promise.all(this.parts.map((p) => p.seekGE(target)))) if (d !== undefined && (min === undefined || d < min)) min = d;
+    for (const d of await Promise.all(this.parts.map((p) => p.seekGE(target))))
+      if (d !== undefined && (min === undefined || d < min)) min = d;
     return min;
   }
 }

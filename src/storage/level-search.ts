@@ -161,8 +161,15 @@ export class LevelSearch {
         if (!missing.length) continue;
         const values = await this.db.getMany(missing);
         indexed += await access.locked(async () => {
-          const [now, recordsNow] = await Promise.all([this.db.getMany(missing), this.db.getMany(missing.map((k) => searchRecordKey(k.slice(2))))]);
-          const ops = missing.flatMap((_, i) => (values[i] !== undefined && now[i] === values[i] && recordsNow[i] === had[i] ? this.writeOps(JSON.parse(values[i]!) as Envelope, had[i]) : []));
+          const [now, recordsNow] = await Promise.all([
+            this.db.getMany(missing),
+            this.db.getMany(missing.map((k) => searchRecordKey(k.slice(2)))),
+          ]);
+          const ops = missing.flatMap((_, i) =>
+            values[i] !== undefined && now[i] === values[i] && recordsNow[i] === had[i]
+              ? this.writeOps(JSON.parse(values[i]!) as Envelope, had[i])
+              : [],
+          );
           await access.batch(ops);
           return ops.filter((op) => op.key.startsWith('y') && op.type === 'put').length;
         });

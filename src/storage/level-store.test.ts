@@ -107,13 +107,22 @@ describe('LevelStore group commit', () => {
       const start = await store.revision();
       const writes = Array.from({ length: 60 }, (_, i) => {
         if (i % 10 === 3) return store.create(obj('Dashboard', 'p', 'taken')); // exists
-        if (i % 10 === 5) return store.create(obj('Dashboard', 'q', `orphan-${i}`), { parent: { kind: 'Project', project: '', name: 'q' } }); // no parent
+        if (i % 10 === 5)
+          return store.create(obj('Dashboard', 'q', `orphan-${i}`), { parent: { kind: 'Project', project: '', name: 'q' } }); // no parent
         if (i % 10 === 7) return store.update(obj('Dashboard', 'p', 'taken', 99), { expectedVersion: 42 }); // stale
-        return store.create(obj('Dashboard', 'p', `d-${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, writer: { by: 'x', manager: 'test' }, history: { max: 5 } });
+        return store.create(obj('Dashboard', 'p', `d-${i}`), {
+          parent: { kind: 'Project', project: '', name: 'p' },
+          writer: { by: 'x', manager: 'test' },
+          history: { max: 5 },
+        });
       });
       const outcomes = await Promise.allSettled(writes);
       const reasons = outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as ApiError).reason));
-      outcomes.forEach((_o, i) => expect(reasons[i], `write ${i}`).to.equal(i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok'));
+      outcomes.forEach((_o, i) =>
+        expect(reasons[i], `write ${i}`).to.equal(
+          i % 10 === 3 ? 'AlreadyExists' : i % 10 === 5 ? 'NotFound' : i % 10 === 7 ? 'Conflict' : 'ok',
+        ),
+      );
       const revisions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
       expect(revisions).to.have.length(42);
       expect(new Set(revisions).size).to.equal(42);
@@ -220,7 +229,10 @@ describe('LevelStore creation revisions', () => {
       await store.open();
       expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
       expect(await store.createdRevision({ kind: 'Dashboard', project: 'p', name: 'd' })).to.equal(r5);
-      expect(await store.createdRevision({ kind: 'Project', project: '', name: 'old' }), 'created before the oldest retained event').to.equal(0);
+      expect(
+        await store.createdRevision({ kind: 'Project', project: '', name: 'old' }),
+        'created before the oldest retained event',
+      ).to.equal(0);
       expect(await store.createdRevision({ kind: 'Project', project: '', name: 'gone' })).to.equal(undefined);
     } finally {
       await store.close();
@@ -274,7 +286,10 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
         'old versions 1 and 0 dropped',
       ).to.deep.equal([0]);
       expect((await store.getVersion(key, 0))?.spec).to.deep.equal({ fresh: true });
-      expect((await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'live' })).length, 'a live object gets no tombstone').to.equal(1);
+      expect(
+        (await store.listVersions({ kind: 'Dashboard', project: 'p', name: 'live' })).length,
+        'a live object gets no tombstone',
+      ).to.equal(1);
     } finally {
       await store.close();
       dir.remove();
@@ -293,7 +308,10 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
         await raw.close();
       }
     };
-    const tagged = { ...obj('Dashboard', 'p', 'b', 0, { big: 'x'.repeat(5000) }), metadata: { ...obj('Dashboard', 'p', 'b').metadata, tags: ['"}{', 'é'] } };
+    const tagged = {
+      ...obj('Dashboard', 'p', 'b', 0, { big: 'x'.repeat(5000) }),
+      metadata: { ...obj('Dashboard', 'p', 'b').metadata, tags: ['"}{', 'é'] },
+    };
     try {
       await store.create(obj('Project', '', 'p'));
       for (const n of ['a', 'c', 'gone']) await store.create(obj('Dashboard', 'p', n, 0, { big: 'x'.repeat(5000) }), h);
@@ -302,7 +320,12 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
       await store.delete({ kind: 'Dashboard', project: 'p', name: 'gone' });
       await store.close();
       const written = await records();
-      expect(Object.keys(written)).to.deep.equal(['i\x00Dashboard\x00p\x00a', 'i\x00Dashboard\x00p\x00b', 'i\x00Dashboard\x00p\x00c', 'i\x00Project\x00\x00p']);
+      expect(Object.keys(written)).to.deep.equal([
+        'i\x00Dashboard\x00p\x00a',
+        'i\x00Dashboard\x00p\x00b',
+        'i\x00Dashboard\x00p\x00c',
+        'i\x00Project\x00\x00p',
+      ]);
       expect(JSON.parse(written['i\x00Dashboard\x00p\x00b'])).to.deep.equal(tagged.metadata);
       expect(JSON.parse(written['i\x00Dashboard\x00p\x00c']).version).to.equal(1);
       // what an older dashplane left: objects without metadata records, no marker
@@ -312,7 +335,9 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
       store = new LevelStore(dir.path);
       await store.open();
       const listed = await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true });
-      expect(listed).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} })));
+      expect(listed).to.deep.equal(
+        (await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => ({ kind: o.kind, metadata: o.metadata, spec: {} })),
+      );
       expect(listed.map((o) => o.metadata.name)).to.deep.equal(['a', 'b', 'c']);
       await store.close();
       expect(await records()).to.deep.equal(written);
@@ -345,7 +370,10 @@ describe('LevelStore metadata index', () => {
     await store.open();
     try {
       await store.create(obj('Project', '', 'p'));
-      for (let i = 0; i < 20_000; i += 1_000) await Promise.all(Array.from({ length: 1_000 }, (_, j) => store.create(obj('Dashboard', 'p', `d${String(i + j).padStart(5, '0')}`))));
+      for (let i = 0; i < 20_000; i += 1_000)
+        await Promise.all(
+          Array.from({ length: 1_000 }, (_, j) => store.create(obj('Dashboard', 'p', `d${String(i + j).padStart(5, '0')}`))),
+        );
       const order: string[] = [];
       const listed = store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true }).then((l) => {
         order.push('list');
@@ -384,7 +412,8 @@ describe('LevelStore search index upgrades', () => {
     await store.open();
     try {
       await store.create(obj('Project', '', 'p'));
-      for (let i = 0; i < 450; i++) await store.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
+      for (let i = 0; i < 450; i++)
+        await store.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
       await store.close();
       store = new LevelStore(dir.path, { searchKinds: kinds });
       await store.open();
@@ -440,7 +469,9 @@ describe('LevelStore search index upgrades', () => {
       store = new LevelStore(dir.path, { searchKinds: withFolders });
       await store.open();
       expect(await found(store, 'lag'), 'answered at once, from the index').to.deep.equal(['Dashboard/d1']);
-      expect(await waitFor('the folders', async () => ((await found(store, 'streams'))?.length === 2 ? found(store, 'streams') : undefined))).to.deep.equal(['Folder/f1', 'Folder/f2']);
+      expect(
+        await waitFor('the folders', async () => ((await found(store, 'streams'))?.length === 2 ? found(store, 'streams') : undefined)),
+      ).to.deep.equal(['Folder/f1', 'Folder/f2']);
       expect(await found(store, 'kafka')).to.deep.equal(['Dashboard/d1']);
       await store.close();
       expect(await searchIndexProblems(dir.path, withFolders)).to.deep.equal([]);

@@ -31,9 +31,33 @@ import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
 import { StoreParts } from './store-parts.js';
-import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ListQuery, ObjectKey, SearchCandidate, SearchQuery, Store, StoreEvent, WatchOptions, StoredText, UpdateOptions } from './store.js';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  DumpItem,
+  Envelope,
+  ListQuery,
+  ObjectKey,
+  SearchCandidate,
+  SearchQuery,
+  Store,
+  StoreEvent,
+  WatchOptions,
+  StoredText,
+  UpdateOptions,
+} from './store.js';
 import { keyOf } from './store.js';
-import { NOBODY, checkDelete, checkUpdate, checkWatchFrom, createdManagers, historyPlan, missing, taken, updatedManagers } from './store-rules.js';
+import {
+  NOBODY,
+  checkDelete,
+  checkUpdate,
+  checkWatchFrom,
+  createdManagers,
+  historyPlan,
+  missing,
+  taken,
+  updatedManagers,
+} from './store-rules.js';
 import { frozenText, metadataText, storedText } from './stored-text.js';
 
 /**
@@ -86,7 +110,12 @@ export class LevelStore extends StoreParts implements Store {
     this.searchKinds = opts.searchKinds ?? [];
     this.searchPlan = opts.searchPlan;
     this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
-    this.metadata = new LevelMetadata({ db: () => this.db, writes: this.writes, read: (fn) => this.recovery.read(fn), generation: () => this.generation });
+    this.metadata = new LevelMetadata({
+      db: () => this.db,
+      writes: this.writes,
+      read: (fn) => this.recovery.read(fn),
+      generation: () => this.generation,
+    });
   }
 
   async open(): Promise<void> {
@@ -171,7 +200,9 @@ export class LevelStore extends StoreParts implements Store {
     if (q.namePrefix && q.project !== undefined) await this.metadata.load(q.kind);
     const listed = this.metadata.entries(q);
     if (listed === undefined || listed.length > KEYED_LIST_MAX) return (await this.scan(q, 'buffer')).map(storedText);
-    return (await this.textsOf(listed.map((e) => objectKey({ kind: q.kind, project: e.project, name: e.name })))).filter((t) => t !== undefined);
+    return (await this.textsOf(listed.map((e) => objectKey({ kind: q.kind, project: e.project, name: e.name })))).filter(
+      (t) => t !== undefined,
+    );
   }
 
   /** The texts of `keys`, in that order (undefined: gone): from `recent`, the others in one read (kept in `recent` when few). */
@@ -209,7 +240,10 @@ export class LevelStore extends StoreParts implements Store {
     else range.gte = from;
     // names in the range all match the prefix unless it spans every project
     const options = { ...range, valueEncoding, highWaterMarkBytes: SCAN_BYTES };
-    if (q.project !== undefined || !q.namePrefix) return this.recovery.read(() => this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all());
+    if (q.project !== undefined || !q.namePrefix)
+      return this.recovery.read(() =>
+        this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all(),
+      );
     const limit = q.limit ?? Infinity;
     return this.recovery.read(async () => {
       const out: V[] = [];
@@ -239,7 +273,9 @@ export class LevelStore extends StoreParts implements Store {
       });
       if (opts.parent && found[all.length + 1] === undefined) throw missing(opts.parent);
       const ops: BatchOp[] = all.map((o, i) => ({ type: 'put' as const, key: keys[i], value: jsonOf(o) }));
-      all.forEach((o, i) => ops.push(...this.history.managersOps(o, createdManagers(o, i === 0, opts)), ...this.searchIndex.writeOps(o, undefined)));
+      all.forEach((o, i) =>
+        ops.push(...this.history.managersOps(o, createdManagers(o, i === 0, opts)), ...this.searchIndex.writeOps(o, undefined)),
+      );
       const plan = historyPlan(obj, opts.history, 'create');
       if (found[all.length] !== undefined) {
         ops.push({ type: 'del', key: tombstone });
@@ -283,8 +319,10 @@ export class LevelStore extends StoreParts implements Store {
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
         const records = searchRecordKey(prefix.slice(2));
-        for await (const [recordKey, rec] of this.db.iterator({ gte: records, lt: records + HIGH })) ops.push(...this.searchIndex.deleteOps(recordKey.slice(2), rec));
-        for (const p of projectRecordPrefixes(kind, project)) ops.push(...(await this.db.keys({ gte: p, lt: p + HIGH }).all()).map((hk) => ({ type: 'del' as const, key: hk })));
+        for await (const [recordKey, rec] of this.db.iterator({ gte: records, lt: records + HIGH }))
+          ops.push(...this.searchIndex.deleteOps(recordKey.slice(2), rec));
+        for (const p of projectRecordPrefixes(kind, project))
+          ops.push(...(await this.db.keys({ gte: p, lt: p + HIGH }).all()).map((hk) => ({ type: 'del' as const, key: hk })));
       }
       ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
       // its history stays (restore brings it back): mark the name

@@ -1,7 +1,19 @@
 import type { Level } from 'level';
 import { readdirSync } from 'node:fs';
 import { ApiError } from '../errors.js';
-import { type BatchOp, CREATIONS_KEY, EVENTS_END, HIGH, METADATA_RECORDS_KEY, SEP, TOMBSTONES_KEY, createdKey, eventKey, metadataRecordKey, objectKey } from './level-keys.js';
+import {
+  type BatchOp,
+  CREATIONS_KEY,
+  EVENTS_END,
+  HIGH,
+  METADATA_RECORDS_KEY,
+  SEP,
+  TOMBSTONES_KEY,
+  createdKey,
+  eventKey,
+  metadataRecordKey,
+  objectKey,
+} from './level-keys.js';
 import { metadataText } from './stored-text.js';
 import type { StoreEvent } from './store.js';
 import { keyOf } from './store.js';
@@ -45,7 +57,9 @@ async function recordTombstones(db: Level<string, string>): Promise<void> {
     orphans.add(objectKey({ kind, project, name }));
   }
   const live = await db.getMany([...orphans]);
-  const ops: BatchOp[] = [...orphans].filter((_, i) => live[i] === undefined).map((k) => ({ type: 'put', key: `t${k.slice(1)}`, value: '' }));
+  const ops: BatchOp[] = [...orphans]
+    .filter((_, i) => live[i] === undefined)
+    .map((k) => ({ type: 'put', key: `t${k.slice(1)}`, value: '' }));
   await db.batch([...ops, { type: 'put', key: TOMBSTONES_KEY, value: '1' }]);
 }
 
@@ -87,7 +101,9 @@ export function refuseHeadlessDatabase(path: string): void {
     return; // a new directory
   }
   if (!files.includes('CURRENT') && files.some((f) => /^(MANIFEST-\d+|\d+\.(ldb|log|sst))$/.test(f))) {
-    throw new Error(`the data directory ${path} holds LevelDB files but no CURRENT file: it is damaged; restore it from a backup. dashplane never repairs or empties it automatically`);
+    throw new Error(
+      `the data directory ${path} holds LevelDB files but no CURRENT file: it is damaged; restore it from a backup. dashplane never repairs or empties it automatically`,
+    );
   }
 }
 
@@ -96,10 +112,14 @@ export function translateOpenError(e: unknown, path: string): Error {
   const code = err.cause?.code ?? err.code;
   const detail = err.cause?.message ?? err.message ?? String(e);
   if (code === 'LEVEL_LOCKED' || /lock/i.test(detail)) {
-    return new Error(`the data directory ${path} is in use by another dashplane process (LevelDB lock held); stop it or use another database.level.path`);
+    return new Error(
+      `the data directory ${path} is in use by another dashplane process (LevelDB lock held); stop it or use another database.level.path`,
+    );
   }
   if (code === 'LEVEL_CORRUPTION' || /corrupt/i.test(detail)) {
-    return new Error(`the data directory ${path} is corrupted (${detail}); restore it from a backup. dashplane never repairs it automatically`);
+    return new Error(
+      `the data directory ${path} is corrupted (${detail}); restore it from a backup. dashplane never repairs it automatically`,
+    );
   }
   return new Error(`cannot open the data directory ${path}: ${detail}`);
 }

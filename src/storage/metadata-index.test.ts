@@ -3,8 +3,18 @@ import { type IndexEntry, MetadataIndex } from './metadata-index.js';
 import type { Metadata, StoreEvent } from './store.js';
 
 const T = '2026-01-01T00:00:00.000Z';
-const meta = (project: string, name: string, version = 0): Metadata => ({ name, ...(project ? { project } : {}), createdAt: T, updatedAt: T, version });
-const event = (type: StoreEvent['type'], m: Metadata): StoreEvent => ({ type, revision: 0, object: { kind: 'Dashboard', metadata: m, spec: {} } });
+const meta = (project: string, name: string, version = 0): Metadata => ({
+  name,
+  ...(project ? { project } : {}),
+  createdAt: T,
+  updatedAt: T,
+  version,
+});
+const event = (type: StoreEvent['type'], m: Metadata): StoreEvent => ({
+  type,
+  revision: 0,
+  object: { kind: 'Dashboard', metadata: m, spec: {} },
+});
 const key = (m: Metadata) => `${m.project ?? ''}\u0000${m.name}`;
 /** An entry as a load reads it: its place only. */
 const entry = (m: Metadata): IndexEntry => ({ project: m.project ?? '', name: m.name });
@@ -24,7 +34,9 @@ describe('MetadataIndex', () => {
   it('keeps list order through thousands of creates, updates and deletes spread over many chunks', () => {
     const index = new MetadataIndex();
     const rand = numbers(7);
-    const start = Array.from({ length: 3_000 }, (_, i) => meta(`p${i % 7}`, `n${String(i).padStart(5, '0')}`)).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const start = Array.from({ length: 3_000 }, (_, i) => meta(`p${i % 7}`, `n${String(i).padStart(5, '0')}`)).sort((a, b) =>
+      key(a) < key(b) ? -1 : 1,
+    );
     index.loadFrom('Dashboard');
     index.load('Dashboard', start.map(entry));
     const truth = new Map(start.map((m) => [key(m), m]));
@@ -39,12 +51,18 @@ describe('MetadataIndex', () => {
       }
     }
     // what the load read has no metadata yet; what an event wrote has it
-    const expected = [...truth.values()].sort((a, b) => (key(a) < key(b) ? -1 : 1)).map((m) => [m.project, m.name, m.version === 0 ? undefined : m.version]);
+    const expected = [...truth.values()]
+      .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+      .map((m) => [m.project, m.name, m.version === 0 ? undefined : m.version]);
     expect(listed(index.list({ kind: 'Dashboard' }))).to.deep.equal(expected);
     // one project, a name prefix, pages after a position
-    expect(listed(index.list({ kind: 'Dashboard', project: 'p3', namePrefix: 'n01' }))).to.deep.equal(expected.filter(([p, n]) => p === 'p3' && (n as string).startsWith('n01')));
+    expect(listed(index.list({ kind: 'Dashboard', project: 'p3', namePrefix: 'n01' }))).to.deep.equal(
+      expected.filter(([p, n]) => p === 'p3' && (n as string).startsWith('n01')),
+    );
     const after = expected[1_000];
-    expect(listed(index.list({ kind: 'Dashboard', after: { project: after[0] as string, name: after[1] as string }, limit: 50 }))).to.deep.equal(expected.slice(1_001, 1_051));
+    expect(
+      listed(index.list({ kind: 'Dashboard', after: { project: after[0] as string, name: after[1] as string }, limit: 50 })),
+    ).to.deep.equal(expected.slice(1_001, 1_051));
   });
 
   it('applies the events committed while a kind loads after the snapshot it loaded, in order', () => {

@@ -32,7 +32,9 @@ export class PostgresAudit implements AuditStore {
   /** Numbers and inserts entries inside transaction `c`; notifies every replica at commit. */
   private async insert(c: PoolClient, drafts: readonly AuditDraft[]): Promise<AuditEntry[]> {
     if (!drafts.length) return [];
-    const { rows } = await c.query<{ last: string }>('UPDATE dashplane_audit_seq SET last = last + $1 WHERE id = 1 RETURNING last', [drafts.length]);
+    const { rows } = await c.query<{ last: string }>('UPDATE dashplane_audit_seq SET last = last + $1 WHERE id = 1 RETURNING last', [
+      drafts.length,
+    ]);
     const first = Number(rows[0].last) - drafts.length + 1;
     const entries = drafts.map((d, i) => ({ id: first + i, ...d }));
     await c.query(

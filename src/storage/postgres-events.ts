@@ -227,7 +227,11 @@ export class PostgresEvents {
     type Row = { revision: string; type: StoreEvent['type']; object: Envelope };
     const { rows } =
       before === undefined
-        ? await this.o.query<Row>('SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2', [after, PAGE], 'dashplane_events_after')
+        ? await this.o.query<Row>(
+            'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT $2',
+            [after, PAGE],
+            'dashplane_events_after',
+          )
         : await this.o.query<Row>(
             'SELECT revision, type, object FROM dashplane_events WHERE revision > $1 AND revision < $2 ORDER BY revision LIMIT $3',
             [after, before, PAGE],

@@ -30,12 +30,17 @@ export class PostgresHistory implements HistoryStore {
     if (plan.dropEarlier && plan.record) {
       // one round trip: the earlier entries go (all but the version written, which the insert
       // replaces; one statement must not touch a row twice) and the new one is recorded
-      await c.query({ name: 'dashplane_history_restart', text: `WITH earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $4) ${insert}`, values: entry });
+      await c.query({
+        name: 'dashplane_history_restart',
+        text: `WITH earlier AS (DELETE FROM dashplane_history WHERE ${KEY} AND version <> $4) ${insert}`,
+        values: entry,
+      });
     } else {
       if (plan.dropEarlier) await c.query(`DELETE FROM dashplane_history WHERE ${KEY}`, keyValues(k));
       if (plan.record) await c.query(insert, entry);
     }
-    if (plan.dropBelow !== undefined) await c.query(`DELETE FROM dashplane_history WHERE ${KEY} AND version < $4`, [...keyValues(k), plan.dropBelow]);
+    if (plan.dropBelow !== undefined)
+      await c.query(`DELETE FROM dashplane_history WHERE ${KEY} AND version < $4`, [...keyValues(k), plan.dropBelow]);
   }
 
   async listVersions(k: ObjectKey): Promise<VersionEntry[]> {
@@ -47,13 +52,23 @@ export class PostgresHistory implements HistoryStore {
   }
 
   async getVersion(k: ObjectKey, version: number): Promise<Envelope | undefined> {
-    const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_history WHERE ${KEY} AND version = $4`, [...keyValues(k), version]);
+    const { rows } = await this.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_history WHERE ${KEY} AND version = $4`, [
+      ...keyValues(k),
+      version,
+    ]);
     return rows[0]?.doc;
   }
 
   /** Deleted objects of a scope whose history is kept, with their last entry. */
   async listDeleted(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
-    const { rows } = await this.query<{ name: string; version: number; updated_at: string; updated_by: string; manager: string; doc_title: unknown }>(
+    const { rows } = await this.query<{
+      name: string;
+      version: number;
+      updated_at: string;
+      updated_by: string;
+      manager: string;
+      doc_title: unknown;
+    }>(
       `SELECT DISTINCT ON (h.name) h.name, h.version, h.doc->'metadata'->>'updatedAt' AS updated_at, h.updated_by, h.manager, h.doc->'spec'->'display'->'name' AS doc_title FROM dashplane_history h
        WHERE h.kind = $1 AND h.project = $2
          AND NOT EXISTS (SELECT 1 FROM dashplane_objects o WHERE o.kind = h.kind AND o.project = h.project AND o.name = h.name)
@@ -62,7 +77,14 @@ export class PostgresHistory implements HistoryStore {
     );
     return rows.map((r) => {
       const title = displayTitle({ spec: { display: { name: r.doc_title } } });
-      return { name: r.name, version: r.version, updatedAt: r.updated_at, updatedBy: r.updated_by, manager: r.manager || 'unknown', ...(title ? { title } : {}) };
+      return {
+        name: r.name,
+        version: r.version,
+        updatedAt: r.updated_at,
+        updatedBy: r.updated_by,
+        manager: r.manager || 'unknown',
+        ...(title ? { title } : {}),
+      };
     });
   }
 
@@ -80,7 +102,9 @@ export class PostgresHistory implements HistoryStore {
   async *dump(c: PoolClient): AsyncIterable<DumpItem> {
     const { rows } = await c.query<{ revision: string }>('SELECT revision FROM dashplane_meta WHERE id = 1');
     yield { type: 'revision', revision: Number(rows[0]?.revision ?? 0) };
-    await c.query('DECLARE dump_objects NO SCROLL CURSOR FOR SELECT kind, project, name, doc, managers FROM dashplane_objects ORDER BY kind, project, name');
+    await c.query(
+      'DECLARE dump_objects NO SCROLL CURSOR FOR SELECT kind, project, name, doc, managers FROM dashplane_objects ORDER BY kind, project, name',
+    );
     await c.query(`DECLARE dump_history NO SCROLL CURSOR FOR SELECT h.kind, h.project, h.name, h.updated_by, h.manager, h.doc FROM dashplane_history h
       JOIN dashplane_objects o ON o.kind = h.kind AND o.project = h.project AND o.name = h.name ORDER BY h.kind, h.project, h.name, h.version`);
     const fetch = async <R extends pg.QueryResultRow>(cursor: string) => (await c.query<R>(`FETCH ${DUMP_BATCH} FROM ${cursor}`)).rows;

@@ -377,7 +377,9 @@ export async function migrate(client: PoolClient, database: string): Promise<num
     const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM dashplane_schema');
     const current = rows[0].v ?? 0;
     if (current > latest) {
-      throw new Error(`the PostgreSQL database ${database} has dashplane schema version ${current}, newer than this dashplane knows (${latest}): upgrade dashplane`);
+      throw new Error(
+        `the PostgreSQL database ${database} has dashplane schema version ${current}, newer than this dashplane knows (${latest}): upgrade dashplane`,
+      );
     }
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;

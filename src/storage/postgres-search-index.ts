@@ -61,7 +61,8 @@ export class PostgresSearchIndex {
         this.indexing ??= this.o
           .exclusive(SEARCH_INDEXING_LOCK, () => this.fillSearch())
           .catch((e) => {
-            if (!this.closing) this.o.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
+            if (!this.closing)
+              this.o.log('warn', `the search index was not completed (searches read every object until it is): ${(e as Error).message}`);
           })
           .finally(() => (this.indexing = undefined));
         return undefined;

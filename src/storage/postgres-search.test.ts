@@ -11,7 +11,10 @@ import type { Store } from './store.js';
 const KINDS = ['Project', 'Dashboard'];
 
 async function names(store: Store, query: string): Promise<string[] | undefined> {
-  const found = await store.search({ words: query.split(' ').map((word) => ({ word, terms: wordTerms(word) })), scopes: KINDS.map((kind) => ({ kind })) });
+  const found = await store.search({
+    words: query.split(' ').map((word) => ({ word, terms: wordTerms(word) })),
+    scopes: KINDS.map((kind) => ({ kind })),
+  });
   if (!found) return undefined;
   const out: string[] = [];
   for await (const c of found) out.push(c.text.metadata.name);
@@ -34,7 +37,8 @@ describe('PostgresStore search column and event log', () => {
     let store: PostgresStore | undefined;
     try {
       await plain.create(obj('Project', '', 'p'));
-      for (let i = 0; i < 450; i++) await plain.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
+      for (let i = 0; i < 450; i++)
+        await plain.create(obj('Dashboard', 'p', `d${i}`, 0, { display: { name: i === 7 ? 'Kafka lag' : 'Other' } }));
       expect(await names(plain, 'kafka'), 'a store without the index').to.equal(undefined);
       store = new PostgresStore({ url: db.url, searchKinds: KINDS });
       await store.open();
@@ -59,12 +63,17 @@ describe('PostgresStore search column and event log', () => {
     const db = await cluster.createDatabase();
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
-    const logged = async () => (await c.query<{ first: string; n: string }>('SELECT min(revision) AS first, count(*) AS n FROM dashplane_events')).rows[0];
+    const logged = async () =>
+      (await c.query<{ first: string; n: string }>('SELECT min(revision) AS first, count(*) AS n FROM dashplane_events')).rows[0];
     let store = new PostgresStore({ url: db.url, eventLogSize: 50 });
     await store.open();
     try {
       await store.create(obj('Project', '', 'p'));
-      await Promise.all(Array.from({ length: 80 }, (_, i) => store.create(obj('Dashboard', 'p', `a${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { max: 5 } })));
+      await Promise.all(
+        Array.from({ length: 80 }, (_, i) =>
+          store.create(obj('Dashboard', 'p', `a${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { max: 5 } }),
+        ),
+      );
       let rev = await store.revision();
       expect(await logged()).to.deep.equal({ first: String(rev - 49), n: '50' });
       await store.close();
@@ -74,7 +83,11 @@ describe('PostgresStore search column and event log', () => {
       rev = await store.revision();
       // a write trims what its own revisions push out: the older events stay for now
       expect(Number((await logged()).n)).to.be.greaterThan(5);
-      await Promise.all(Array.from({ length: 1_024 }, (_, i) => store.create(obj('Dashboard', 'p', `c${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { max: 5 } })));
+      await Promise.all(
+        Array.from({ length: 1_024 }, (_, i) =>
+          store.create(obj('Dashboard', 'p', `c${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, history: { max: 5 } }),
+        ),
+      );
       rev = await store.revision();
       expect(await logged()).to.deep.equal({ first: String(rev - 4), n: '5' });
     } finally {

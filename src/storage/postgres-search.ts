@@ -52,7 +52,13 @@ export async function* searchRows(query: Query, q: SearchQuery): AsyncGenerator<
   // the whole names and titles first (holding every word), at the most they can score
   const specials = new Params();
   const found = specials.add(q.words.map((w) => `(${all(w.terms, CLASSES)})`).join(' & '));
-  yield* pages(query, [...base(specials), `search @@ ${specials.add(exact)}::tsquery`, `search @@ ${found}::tsquery`], specials, q.words.length * (CLASS_WEIGHT.a + EXACT_BONUS), seen);
+  yield* pages(
+    query,
+    [...base(specials), `search @@ ${specials.add(exact)}::tsquery`, `search @@ ${found}::tsquery`],
+    specials,
+    q.words.length * (CLASS_WEIGHT.a + EXACT_BONUS),
+    seen,
+  );
   for (const [bound, combos] of groupsOf(words.length, rest.length)) {
     const p = new Params();
     yield* pages(query, [...base(p), `search @@ ${p.add(combosQuery(words, combos))}::tsquery`], p, bound, seen);
@@ -69,7 +75,13 @@ class Params {
 }
 
 /** The rows matching every condition of `where` and not `seen` (then seen), in key order, a page at a time (pages doubling), each with `bound`. */
-async function* pages(query: Query, where: readonly string[], p: Params, bound: number, seen: Set<string>): AsyncGenerator<SearchCandidate> {
+async function* pages(
+  query: Query,
+  where: readonly string[],
+  p: Params,
+  bound: number,
+  seen: Set<string>,
+): AsyncGenerator<SearchCandidate> {
   let after: [string, string, string] | undefined;
   const n = p.values.length;
   const keyset = ` AND (kind, project, name) > ($${n + 1}::text COLLATE "C", $${n + 2}::text COLLATE "C", $${n + 3}::text COLLATE "C")`;

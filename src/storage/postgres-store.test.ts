@@ -123,7 +123,10 @@ describe('PostgresStore', () => {
         await store.open();
         expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
         expect(await store.createdRevision({ kind: 'Dashboard', project: 'p', name: 'd' })).to.equal(r5);
-        expect(await store.createdRevision({ kind: 'Project', project: '', name: 'old' }), 'created before the oldest retained event').to.equal(0);
+        expect(
+          await store.createdRevision({ kind: 'Project', project: '', name: 'old' }),
+          'created before the oldest retained event',
+        ).to.equal(0);
       } finally {
         await store.close();
         await db.drop();
@@ -204,17 +207,30 @@ describe('PostgresStore', () => {
         await store.create(obj('Dashboard', 'p', 'taken'));
         const revisions: number[] = [];
         store.onEvent((e) => revisions.push(e.revision));
-        const audit = (name: string) => [{ time: new Date().toISOString(), action: 'create' as const, user: 'ann', kind: 'Dashboard', project: 'p', name }];
+        const audit = (name: string) => [
+          { time: new Date().toISOString(), action: 'create' as const, user: 'ann', kind: 'Dashboard', project: 'p', name },
+        ];
         const writes = Array.from({ length: 40 }, (_, i) => {
           if (i === 7) return store.create(obj('Dashboard', 'p', 'taken'), { audit: audit('taken') });
           if (i === 19) return store.update(obj('Dashboard', 'p', 'taken', 5), { expectedVersion: 3 });
-          if (i === 23) return store.create(obj('Dashboard', 'gone', 'orphan'), { parent: { kind: 'Project', project: '', name: 'gone' }, audit: audit('orphan') });
+          if (i === 23)
+            return store.create(obj('Dashboard', 'gone', 'orphan'), {
+              parent: { kind: 'Project', project: '', name: 'gone' },
+              audit: audit('orphan'),
+            });
           // the database refuses it (a key too long for the primary key's index): a create needs no
           // savepoint of its own, so its group runs again with one per write
-          if (i === 13) return store.create(obj('Dashboard', 'p', randomBytes(1600).toString('hex')), { parent: { kind: 'Project', project: '', name: 'p' }, audit: audit('long') });
+          if (i === 13)
+            return store.create(obj('Dashboard', 'p', randomBytes(1600).toString('hex')), {
+              parent: { kind: 'Project', project: '', name: 'p' },
+              audit: audit('long'),
+            });
           // a create whose second object is taken: its first must not be kept either
           if (i === 31) return store.create(obj('Dashboard', 'p', 'half'), { also: [obj('Dashboard', 'p', 'taken')] });
-          return store.create(obj('Dashboard', 'p', `d${i}`), { parent: { kind: 'Project', project: '', name: 'p' }, audit: audit(`d${i}`) });
+          return store.create(obj('Dashboard', 'p', `d${i}`), {
+            parent: { kind: 'Project', project: '', name: 'p' },
+            audit: audit(`d${i}`),
+          });
         });
         const outcomes = await Promise.allSettled(writes);
         const refused = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [[i, (o.reason as ApiError).reason]] : []));
@@ -227,7 +243,9 @@ describe('PostgresStore', () => {
         ]);
         expect(String((outcomes[13] as PromiseRejectedResult).reason)).to.match(/index row size/);
         const resolved = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-        expect(resolved, 'each write its own event revision, gap-free after the first two').to.have.members(Array.from({ length: 35 }, (_, i) => 3 + i));
+        expect(resolved, 'each write its own event revision, gap-free after the first two').to.have.members(
+          Array.from({ length: 35 }, (_, i) => 3 + i),
+        );
         expect(revisions).to.deep.equal(Array.from({ length: 35 }, (_, i) => 3 + i));
         expect(await store.get({ kind: 'Dashboard', project: 'p', name: 'half' })).to.equal(undefined);
         expect((await store.get({ kind: 'Dashboard', project: 'p', name: 'taken' }))!.metadata.version).to.equal(0);
@@ -235,7 +253,9 @@ describe('PostgresStore', () => {
         expect(entries).to.have.length(35);
         expect(entries).to.not.include.members(['taken', 'orphan', 'long']);
         // rows written in one transaction carry the same xmin: fewer transactions than writes
-        const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
+        const { rows } = await c.query<{ n: string }>(
+          "SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'",
+        );
         expect(Number(rows[0].n), 'transactions for 35 concurrent creates').to.be.below(35);
       });
     });
@@ -252,7 +272,9 @@ describe('PostgresStore', () => {
         const before = await store.revision();
         const events: StoreEvent[] = [];
         store.onEvent((e) => events.push(e));
-        const audit = (name: string) => [{ time: '2026-11-26T10:00:00.000Z', action: 'create' as const, user: 'ann', kind: 'Dashboard', project: 'p', name }];
+        const audit = (name: string) => [
+          { time: '2026-11-26T10:00:00.000Z', action: 'create' as const, user: 'ann', kind: 'Dashboard', project: 'p', name },
+        ];
         const written = new Map<string, Envelope>();
         const writes = Array.from({ length: 30 }, (_, i) => {
           const name = i === 5 ? 'taken' : i === 17 ? randomBytes(1600).toString('hex') : `d${i}`;
@@ -279,10 +301,15 @@ describe('PostgresStore', () => {
           const key = { kind: 'Dashboard', project: 'p', name };
           expect((await store.getText(key))!.text.toString()).to.equal(JSON.stringify(written.get(name)));
           expect(await store.createdRevision(key), `${name}: creation revision`).to.equal(e.revision);
-          expect(await store.listVersions(key), `${name}: history`).to.deep.equal([{ version: 0, updatedAt: written.get(name)!.metadata.updatedAt, updatedBy: 'ann', manager: 'dashctl' }]);
+          expect(await store.listVersions(key), `${name}: history`).to.deep.equal([
+            { version: 0, updatedAt: written.get(name)!.metadata.updatedAt, updatedBy: 'ann', manager: 'dashctl' },
+          ]);
           expect((await store.managers(key)).map((m) => m.manager)).to.deep.equal(['dashctl']);
         }
-        const { rows: logged } = await c.query<{ object: string }>('SELECT object::text AS object FROM dashplane_events WHERE revision > $1 ORDER BY revision', [before]);
+        const { rows: logged } = await c.query<{ object: string }>(
+          'SELECT object::text AS object FROM dashplane_events WHERE revision > $1 ORDER BY revision',
+          [before],
+        );
         expect(logged.map((r) => r.object)).to.deep.equal(events.map((e) => JSON.stringify(e.object)));
         const entries = (await store.listAudit({ limit: 100 })).entries.filter((e) => e.user === 'ann');
         expect(entries.map((e) => e.name).sort()).to.deep.equal(events.map((e) => e.object.metadata.name).sort());
@@ -291,11 +318,20 @@ describe('PostgresStore', () => {
           .to.have.length(27)
           .and.deep.equal(ids.map((_, i) => ids[0] + i));
         // fewer statements than creates: rows one statement wrote carry the same xmin
-        const { rows } = await c.query<{ n: string }>("SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'");
+        const { rows } = await c.query<{ n: string }>(
+          "SELECT count(DISTINCT xmin::text) AS n FROM dashplane_objects WHERE kind = 'Dashboard' AND name LIKE 'd%'",
+        );
         expect(Number(rows[0].n), 'statements for 27 concurrent creates').to.be.below(27);
         // the store's connections report their counts as they close
         await store.close();
-        const calls = async () => Number((await c.query<{ n: string }>("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'dashplane_create_batch'")).rows[0].n);
+        const calls = async () =>
+          Number(
+            (
+              await c.query<{ n: string }>(
+                "SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_user_functions WHERE funcname = 'dashplane_create_batch'",
+              )
+            ).rows[0].n,
+          );
         const deadline = Date.now() + 10_000;
         while ((await calls()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         expect(await calls(), 'calls of the create statement').to.be.within(1, 27);
@@ -397,10 +433,16 @@ describe('PostgresStore', () => {
           expect(events.map((e) => e.revision)).to.deep.equal(expected);
           for (const e of events) {
             const mine = Number(e.object.metadata.name.slice(1)) % 2 === (self === a ? 1 : 0);
-            if (mine) expect(e.object, `${e.object.metadata.name}: its own write, published from memory`).to.equal(written.get(e.object.metadata.name));
+            if (mine)
+              expect(e.object, `${e.object.metadata.name}: its own write, published from memory`).to.equal(
+                written.get(e.object.metadata.name),
+              );
             else {
               expect(e.object).to.deep.equal(written.get(e.object.metadata.name));
-              expect(e.object === written.get(e.object.metadata.name), `${e.object.metadata.name}: the other store's write, read from the log`).to.equal(false);
+              expect(
+                e.object === written.get(e.object.metadata.name),
+                `${e.object.metadata.name}: the other store's write, read from the log`,
+              ).to.equal(false);
             }
           }
         }

@@ -13,7 +13,21 @@ import { PostgresSearchIndex } from './postgres-search-index.js';
 import { PostgresWrites } from './postgres-writes.js';
 import { RecentTexts } from './recent-texts.js';
 import { StoreParts } from './store-parts.js';
-import type { CreateOptions, DeleteOptions, DumpItem, Envelope, ListQuery, ObjectKey, SearchCandidate, SearchQuery, Store, StoreEvent, StoredText, UpdateOptions, WatchOptions } from './store.js';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  DumpItem,
+  Envelope,
+  ListQuery,
+  ObjectKey,
+  SearchCandidate,
+  SearchQuery,
+  Store,
+  StoreEvent,
+  StoredText,
+  UpdateOptions,
+  WatchOptions,
+} from './store.js';
 import { keyOf } from './store.js';
 import { frozenText, storedText } from './stored-text.js';
 
@@ -71,8 +85,19 @@ export class PostgresStore extends StoreParts implements Store {
       },
       underway: () => this.writes.underway(),
     });
-    this.searchIndex = new PostgresSearchIndex({ db, kinds: opts.searchKinds ?? [], log: opts.log ?? consoleLog, exclusive: (key, fn) => this.exclusive(key, fn) });
-    this.writes = new PostgresWrites({ db, events: this.events, audit: this.audit, history: this.history, vectorOf: (obj) => this.searchIndex.vectorOf(obj) });
+    this.searchIndex = new PostgresSearchIndex({
+      db,
+      kinds: opts.searchKinds ?? [],
+      log: opts.log ?? consoleLog,
+      exclusive: (key, fn) => this.exclusive(key, fn),
+    });
+    this.writes = new PostgresWrites({
+      db,
+      events: this.events,
+      audit: this.audit,
+      history: this.history,
+      vectorOf: (obj) => this.searchIndex.vectorOf(obj),
+    });
     this.events.listen((e) => {
       this.generation++;
       this.recent.delete(textKey(keyOf(e.object)));
@@ -93,7 +118,9 @@ export class PostgresStore extends StoreParts implements Store {
     let start: { revision: string; first: string | null };
     try {
       await migrate(client, this.db.where);
-      const { rows } = await client.query<{ revision: string; first: string | null }>('SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1');
+      const { rows } = await client.query<{ revision: string; first: string | null }>(
+        'SELECT m.revision, (SELECT min(revision) FROM dashplane_events) AS first FROM dashplane_meta m WHERE m.id = 1',
+      );
       start = rows[0];
     } catch (e) {
       client.release(true);
@@ -126,7 +153,11 @@ export class PostgresStore extends StoreParts implements Store {
   }
 
   async get(key: ObjectKey): Promise<Envelope | undefined> {
-    const { rows } = await this.db.query<{ doc: Envelope }>(`SELECT doc FROM dashplane_objects WHERE ${KEY}`, keyValues(key), 'dashplane_get');
+    const { rows } = await this.db.query<{ doc: Envelope }>(
+      `SELECT doc FROM dashplane_objects WHERE ${KEY}`,
+      keyValues(key),
+      'dashplane_get',
+    );
     return rows[0]?.doc;
   }
 
@@ -140,7 +171,11 @@ export class PostgresStore extends StoreParts implements Store {
     const hit = this.recent.get(k);
     if (hit !== undefined) return hit;
     const generation = this.generation;
-    const { rows } = await this.db.query<{ text: string }>(`SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`, keyValues(key), 'dashplane_get_text');
+    const { rows } = await this.db.query<{ text: string }>(
+      `SELECT ${TEXT_COLUMNS} FROM dashplane_objects WHERE ${KEY}`,
+      keyValues(key),
+      'dashplane_get_text',
+    );
     if (!rows.length) return undefined;
     const found = frozenText(storedText(rows[0].text));
     // an event delivered during the read may have changed it: keep only what no event overtook
@@ -180,7 +215,10 @@ export class PostgresStore extends StoreParts implements Store {
     let rewritten = 0;
     let after = -1;
     for (;;) {
-      const { rows } = await this.db.query<{ revision: string; object: Envelope }>('SELECT revision, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT 500', [after]);
+      const { rows } = await this.db.query<{ revision: string; object: Envelope }>(
+        'SELECT revision, object FROM dashplane_events WHERE revision > $1 ORDER BY revision LIMIT 500',
+        [after],
+      );
       if (!rows.length) return rewritten;
       for (const row of rows) {
         const object = change(row.object);
@@ -235,7 +273,10 @@ export class PostgresStore extends StoreParts implements Store {
   }
 
   async createdRevision(k: ObjectKey): Promise<number | undefined> {
-    const { rows } = await this.db.query<{ created_revision: string }>(`SELECT created_revision FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
+    const { rows } = await this.db.query<{ created_revision: string }>(
+      `SELECT created_revision FROM dashplane_objects WHERE ${KEY}`,
+      keyValues(k),
+    );
     return rows.length ? Number(rows[0].created_revision) : undefined;
   }
 

@@ -7,7 +7,14 @@ import type { PostgresAudit } from './postgres-audit.js';
 import { AUDIT_CHANNEL } from './postgres-audit.js';
 import { isConnectionError, translate } from './postgres-errors.js';
 import { EVENTS_CHANNEL, type PostgresEvents } from './postgres-events.js';
-import { type Batched, type Finished, type GroupedWrite, type PendingEvent, PostgresGroupCommit, type WriteOutcome } from './postgres-group-commit.js';
+import {
+  type Batched,
+  type Finished,
+  type GroupedWrite,
+  type PendingEvent,
+  PostgresGroupCommit,
+  type WriteOutcome,
+} from './postgres-group-commit.js';
 import type { PostgresHistory } from './postgres-history.js';
 import type { PostgresPool } from './postgres-pool.js';
 import type { CreateOptions, DeleteOptions, Envelope, ManagerEntry, ObjectKey, StoreEvent, UpdateOptions } from './store.js';
@@ -89,7 +96,14 @@ export class PostgresWrites {
         const all = [obj, ...(opts.also ?? [])];
         let recorded = false;
         for (const [i, o] of all.entries()) {
-          const row = [...keyValues(keyOf(o)), jsonOf(o), o.metadata.version, o.metadata.updatedAt, JSON.stringify(createdManagers(o, i === 0, opts) ?? []), this.o.vectorOf(o)];
+          const row = [
+            ...keyValues(keyOf(o)),
+            jsonOf(o),
+            o.metadata.version,
+            o.metadata.updatedAt,
+            JSON.stringify(createdManagers(o, i === 0, opts) ?? []),
+            this.o.vectorOf(o),
+          ];
           if (i === 0 && opts.parent) {
             // one round trip: the parent read FOR SHARE (it cannot be deleted until this write
             // commits, and a delete that committed first makes the read find nothing), the insert
@@ -97,7 +111,11 @@ export class PostgresWrites {
             // the document is sent once for both
             const { rows } = await c.query<{ parent: number; inserted: number }>(
               fresh
-                ? { name: 'dashplane_create_recorded', text: CREATE_RECORDED_SQL, values: [...row, ...keyValues(opts.parent), writer.by, writer.manager] }
+                ? {
+                    name: 'dashplane_create_recorded',
+                    text: CREATE_RECORDED_SQL,
+                    values: [...row, ...keyValues(opts.parent), writer.by, writer.manager],
+                  }
                 : { name: 'dashplane_create_child', text: CREATE_CHILD_SQL, values: [...row, ...keyValues(opts.parent)] },
             );
             if (!rows[0].parent) throw missing(opts.parent);
@@ -126,17 +144,16 @@ export class PostgresWrites {
   update(obj: Envelope, opts: UpdateOptions): Promise<number> {
     return this.write(async (c) => {
       const k = keyOf(obj);
-      const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>(`SELECT version, managers FROM dashplane_objects WHERE ${KEY} FOR UPDATE`, keyValues(k));
+      const { rows } = await c.query<{ version: number; managers: ManagerEntry[] }>(
+        `SELECT version, managers FROM dashplane_objects WHERE ${KEY} FOR UPDATE`,
+        keyValues(k),
+      );
       checkUpdate(obj, rows[0] && { ...obj.metadata, version: rows[0].version }, opts.expectedVersion);
       const managers = (await updatedManagers(obj, opts, async () => rows[0].managers)) ?? rows[0].managers;
-      await c.query(`UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json, search = $8::tsvector WHERE ${KEY}`, [
-        ...keyValues(k),
-        jsonOf(obj),
-        obj.metadata.version,
-        obj.metadata.updatedAt,
-        JSON.stringify(managers),
-        this.o.vectorOf(obj),
-      ]);
+      await c.query(
+        `UPDATE dashplane_objects SET doc = $4::json, version = $5, updated_at = $6, managers = $7::json, search = $8::tsvector WHERE ${KEY}`,
+        [...keyValues(k), jsonOf(obj), obj.metadata.version, obj.metadata.updatedAt, JSON.stringify(managers), this.o.vectorOf(obj)],
+      );
       await this.o.history.apply(c, obj, historyPlan(obj, opts.history, 'update'), opts.writer ?? NOBODY);
       return [{ type: 'MODIFIED' as const, object: obj }];
     }, opts.audit);
@@ -163,7 +180,10 @@ export class PostgresWrites {
         const rank = (kind: string) => kinds.indexOf(kind);
         deleted.rows.sort((a, b) => rank(a.kind) - rank(b.kind) || Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
         for (const r of deleted.rows) events.push({ type: 'DELETED', object: r.doc });
-        await c.query('DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)', [project, kinds, k.kind, k.project, k.name]);
+        await c.query(
+          'DELETE FROM dashplane_history WHERE project = $1 AND kind = ANY($2::text[]) AND NOT (kind = $3 AND project = $4 AND name = $5)',
+          [project, kinds, k.kind, k.project, k.name],
+        );
       }
       await c.query(`DELETE FROM dashplane_objects WHERE ${KEY}`, keyValues(k));
       events.push({ type: 'DELETED', object: obj! });

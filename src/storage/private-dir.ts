@@ -32,7 +32,10 @@ export function privateDir(path: string): string | undefined {
       failed.push(`${x.path}: ${(e as Error).message}`);
     }
   }
-  const opened = dirMode & OTHERS ? `the data directory ${path} was open to other users (mode ${dirMode.toString(8)}): it is now 0700 and its files 0600` : undefined;
+  const opened =
+    dirMode & OTHERS
+      ? `the data directory ${path} was open to other users (mode ${dirMode.toString(8)}): it is now 0700 and its files 0600`
+      : undefined;
   if (!failed.length) return opened;
   return `${opened ?? `the data directory ${path} holds files other users may read`}; could not narrow ${failed.join('; ')}`;
 }

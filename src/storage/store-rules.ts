@@ -1,5 +1,15 @@
 import { ApiError, alreadyExists, badRequest, conflict, notFound } from '../errors.js';
-import type { CreateOptions, DeleteOptions, Envelope, HistoryOptions, ManagerEntry, Metadata, ObjectKey, WriteRecordOptions, Writer } from './store.js';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  Envelope,
+  HistoryOptions,
+  ManagerEntry,
+  Metadata,
+  ObjectKey,
+  WriteRecordOptions,
+  Writer,
+} from './store.js';
 import { recordWrite } from './store.js';
 
 /**
@@ -30,9 +40,14 @@ export function checkUpdate(obj: Envelope, stored: Metadata | undefined, expecte
 }
 
 /** A delete may remove `stored` (the metadata of the object under `key`, if any). */
-export function checkDelete(key: ObjectKey, stored: Metadata | undefined, opts: Pick<DeleteOptions, 'expectedVersion' | 'expectedUpdatedAt'>): void {
+export function checkDelete(
+  key: ObjectKey,
+  stored: Metadata | undefined,
+  opts: Pick<DeleteOptions, 'expectedVersion' | 'expectedUpdatedAt'>,
+): void {
   if (stored === undefined) throw missing(key);
-  if (opts.expectedVersion !== undefined && stored.version !== opts.expectedVersion) throw wrongVersion(key, stored.version, opts.expectedVersion);
+  if (opts.expectedVersion !== undefined && stored.version !== opts.expectedVersion)
+    throw wrongVersion(key, stored.version, opts.expectedVersion);
   if (opts.expectedUpdatedAt !== undefined && stored.updatedAt !== opts.expectedUpdatedAt) {
     throw conflict(`${key.kind} "${key.name}" was written again at ${stored.updatedAt}`);
   }
@@ -73,7 +88,11 @@ export function createdManagers(o: Envelope, main: boolean, opts: Pick<CreateOpt
  * The managers record an update leaves on `obj`, or undefined to leave the stored one as it is;
  * `stored` reads the current record (only when the writer's entry is to be added to it).
  */
-export async function updatedManagers(obj: Envelope, opts: WriteRecordOptions, stored: () => Promise<readonly ManagerEntry[]>): Promise<ManagerEntry[] | undefined> {
+export async function updatedManagers(
+  obj: Envelope,
+  opts: WriteRecordOptions,
+  stored: () => Promise<readonly ManagerEntry[]>,
+): Promise<ManagerEntry[] | undefined> {
   if (opts.managers) return [...opts.managers];
   return opts.writer ? recordWrite(await stored(), obj, opts.writer) : undefined;
 }

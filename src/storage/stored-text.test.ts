@@ -3,7 +3,10 @@ import { storedText } from './stored-text.js';
 
 describe('storedText', () => {
   const cases: [string, unknown][] = [
-    ['kind and metadata first (as stored)', { kind: 'Dashboard', metadata: { name: 'a', project: 'p', version: 3, tags: ['}', '{"', '\\\\'] }, spec: { x: 1 } }],
+    [
+      'kind and metadata first (as stored)',
+      { kind: 'Dashboard', metadata: { name: 'a', project: 'p', version: 3, tags: ['}', '{"', '\\\\'] }, spec: { x: 1 } },
+    ],
     ['escaped quote in the kind', { kind: 'Da\\"sh', metadata: { name: 'a' }, spec: {} }],
     ['nested objects and arrays in metadata', { kind: 'K', metadata: { name: 'a', labels: { a: [{ b: ']' }] } }, spec: [] }],
     ['another member order (parsed whole)', { metadata: { name: 'b' }, kind: 'K', spec: {} }],

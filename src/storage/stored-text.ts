@@ -11,7 +11,9 @@ const METADATA = ',"metadata":';
 export function storedText(json: string | Buffer): StoredText {
   if (typeof json === 'string') return { text: json, metadata: leadingMetadata(json) ?? wholeMetadata(json) };
   // of bytes, only the head is decoded first (metadata is a few hundred bytes)
-  const metadata = (json.length > HEAD_BYTES ? leadingMetadata(json.toString('utf8', 0, HEAD_BYTES)) : undefined) ?? storedText(json.toString('utf8')).metadata;
+  const metadata =
+    (json.length > HEAD_BYTES ? leadingMetadata(json.toString('utf8', 0, HEAD_BYTES)) : undefined) ??
+    storedText(json.toString('utf8')).metadata;
   return { text: json, metadata };
 }
 

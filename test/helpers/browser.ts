@@ -14,7 +14,16 @@ async function launchBrowser(): Promise<Browser> {
     executablePath: requireProgram('chromium'),
     headless: true,
     // this machine has no network beyond loopback: keep Chromium from calling home
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -43,7 +52,11 @@ export interface PageOptions {
 
 export async function openPage(baseURL: string, opts: PageOptions = {}): Promise<WatchedPage> {
   const browser = await launchBrowser();
-  const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? { width: 1400, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
+  const context = await browser.newContext({
+    baseURL,
+    viewport: opts.viewport ?? { width: 1400, height: 900 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => {
@@ -55,7 +68,9 @@ export async function openPage(baseURL: string, opts: PageOptions = {}): Promise
     const url = new URL(r.url());
     if (!url.pathname.startsWith('/proxy/')) return;
     const answer = await r.text().catch(() => '');
-    proxyLog.push(`${r.request().method()} ${url.pathname}${url.search} ${r.request().postData() ?? ''} -> ${r.status()} ${answer.slice(0, 200)}`);
+    proxyLog.push(
+      `${r.request().method()} ${url.pathname}${url.search} ${r.request().postData() ?? ''} -> ${r.status()} ${answer.slice(0, 200)}`,
+    );
     if (proxyLog.length > 20) proxyLog.shift();
   });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });

@@ -45,7 +45,13 @@ export async function startCountingUpstream(): Promise<CountingUpstream> {
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://upstream');
       const params = [...u.searchParams, ...new URLSearchParams(Buffer.concat(chunks).toString('utf8'))];
-      const r: Received = { method: req.method ?? 'GET', path: u.pathname, params, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), cutEarly: false };
+      const r: Received = {
+        method: req.method ?? 'GET',
+        path: u.pathname,
+        params,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        cutEarly: false,
+      };
       received.push(r);
       res.once('close', () => {
         if (!res.writableFinished) r.cutEarly = true;

@@ -61,7 +61,10 @@ export async function dashctl(configFile: string, args: string[], o: RunOptions 
   };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`dashctl ${args.join(' ')} did not end in time\n${stdout}\n${stderr}`)), o.timeoutMs ?? 50_000);
+    timer = setTimeout(
+      () => reject(new Error(`dashctl ${args.join(' ')} did not end in time\n${stdout}\n${stderr}`)),
+      o.timeoutMs ?? 50_000,
+    );
   });
   try {
     const code = await Promise.race([runDashctl(args, io), timeout]);
@@ -77,7 +80,11 @@ export async function dashctl(configFile: string, args: string[], o: RunOptions 
  */
 export function dashctlProcess(configFile: string, args: string[], o: RunOptions & { bin?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [o.bin ?? DASHCTL_BIN, ...args], { env: runEnv(configFile, o.env), cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [o.bin ?? DASHCTL_BIN, ...args], {
+      env: runEnv(configFile, o.env),
+      cwd: o.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

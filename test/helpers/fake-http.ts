@@ -46,13 +46,21 @@ export async function startFake(name: string, routes: readonly FakeRoute[]): Pro
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://fake');
-      const r: FakeRequest = { method: req.method ?? 'GET', path: u.pathname, query: u.searchParams, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
+      const r: FakeRequest = {
+        method: req.method ?? 'GET',
+        path: u.pathname,
+        query: u.searchParams,
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: req.headers,
+      };
       requests.push(r);
       let answer: FakeAnswer = { status: 404, text: `404 page not found (${name})\n` };
       for (const route of routes) {
         const m = route.path.exec(r.path);
         if (!m || m[0] !== r.path) continue;
-        answer = route.methods.includes(r.method) ? safely(() => route.handle(r, m.slice(1).map(decodeURIComponent))) : { status: 405, text: 'method not allowed\n' };
+        answer = route.methods.includes(r.method)
+          ? safely(() => route.handle(r, m.slice(1).map(decodeURIComponent)))
+          : { status: 405, text: 'method not allowed\n' };
         break;
       }
       const body = answer.json !== undefined ? JSON.stringify(answer.json) : (answer.text ?? '');

@@ -10,7 +10,16 @@
  * `count_over_time(...[d])` or `rate(...[d])` optionally under `sum` / `sum by (labels)`.
  * Anything else is a 400 "parse error", as Loki answers.
  */
-import { BadRequest, type FakeAnswer, type FakeRequest, orBadRequest, parseStep, parseTime, type RunningFake, startFake } from './fake-http.js';
+import {
+  BadRequest,
+  type FakeAnswer,
+  type FakeRequest,
+  orBadRequest,
+  parseStep,
+  parseTime,
+  type RunningFake,
+  startFake,
+} from './fake-http.js';
 
 /** One stream of the fake: its labels, how often it logs, and its line for a given time. */
 export interface FakeStream {
@@ -52,7 +61,11 @@ export function startFakeLoki(streams: readonly FakeStream[] = DEFAULT_STREAMS):
   return startFake('loki', [
     { methods: ['GET', 'POST'], path: /\/loki\/api\/v1\/query_range/, handle: (req) => loki(() => ok(queryRange(streams, form(req)))) },
     { methods: ['GET', 'POST'], path: /\/loki\/api\/v1\/query/, handle: (req) => loki(() => ok(instant(streams, form(req)))) },
-    { methods: ['GET', 'POST'], path: /\/loki\/api\/v1\/labels/, handle: (req) => loki(() => ok(uniq(selected(req).flatMap((s) => Object.keys(s.labels))))) },
+    {
+      methods: ['GET', 'POST'],
+      path: /\/loki\/api\/v1\/labels/,
+      handle: (req) => loki(() => ok(uniq(selected(req).flatMap((s) => Object.keys(s.labels))))),
+    },
     {
       methods: ['GET', 'POST'],
       path: /\/loki\/api\/v1\/label\/([^/]+)\/values/,
@@ -76,10 +89,15 @@ export function startFakeLoki(streams: readonly FakeStream[] = DEFAULT_STREAMS):
     {
       methods: ['GET', 'POST'],
       path: /\/loki\/api\/v1\/index\/volume(_range)?/,
-      handle: (req) => loki(() => ok({ resultType: 'vector', result: selected(req).map((s) => ({ metric: s.labels, value: [Date.now() / 1000, '0'] })) })),
+      handle: (req) =>
+        loki(() => ok({ resultType: 'vector', result: selected(req).map((s) => ({ metric: s.labels, value: [Date.now() / 1000, '0'] })) })),
     },
     { methods: ['GET'], path: /\/ready/, handle: () => ({ text: 'ready\n' }) },
-    { methods: ['GET'], path: /\/loki\/api\/v1\/status\/buildinfo/, handle: () => ({ json: { version: '3.0.0-fake', revision: 'fake', branch: 'fake' } }) },
+    {
+      methods: ['GET'],
+      path: /\/loki\/api\/v1\/status\/buildinfo/,
+      handle: () => ({ json: { version: '3.0.0-fake', revision: 'fake', branch: 'fake' } }),
+    },
   ]);
 }
 
@@ -98,7 +116,11 @@ function queryRange(streams: readonly FakeStream[], p: URLSearchParams) {
   const step = p.get('step') ? parseStep(p.get('step')!) : Math.max(1000, Math.round((end - start) / 250 / 1000) * 1000);
   const times: number[] = [];
   for (let t = Math.ceil(start / step) * step; t <= end; t += step) times.push(t);
-  return { resultType: 'matrix', result: series(streams, metric, times).map(({ metric: m, values }) => ({ metric: m, values })), stats: {} };
+  return {
+    resultType: 'matrix',
+    result: series(streams, metric, times).map(({ metric: m, values }) => ({ metric: m, values })),
+    stats: {},
+  };
 }
 
 function instant(streams: readonly FakeStream[], p: URLSearchParams) {
@@ -106,7 +128,11 @@ function instant(streams: readonly FakeStream[], p: URLSearchParams) {
   const time = parseTime(p.get('time'), Date.now());
   const metric = parseMetric(query);
   if (!metric) return { resultType: 'streams', result: logLines(streams, parseLog(query), time - 3_600_000, time, p), stats: {} };
-  return { resultType: 'vector', result: series(streams, metric, [time]).map(({ metric: m, values }) => ({ metric: m, value: values[0] })), stats: {} };
+  return {
+    resultType: 'vector',
+    result: series(streams, metric, [time]).map(({ metric: m, values }) => ({ metric: m, value: values[0] })),
+    stats: {},
+  };
 }
 
 function required(p: URLSearchParams, name: string): string {
@@ -137,11 +163,13 @@ function logLines(streams: readonly FakeStream[], q: LogQuery, start: number, en
 function series(streams: readonly FakeStream[], q: MetricQuery, times: number[]) {
   const groups = new Map<string, { metric: Record<string, string>; counts: number[] }>();
   for (const s of streams.filter((x) => matches(q.log.matchers, x.labels))) {
-    const metric = q.sumBy === undefined ? s.labels : Object.fromEntries(q.sumBy.filter((l) => s.labels[l] !== undefined).map((l) => [l, s.labels[l]]));
+    const metric =
+      q.sumBy === undefined ? s.labels : Object.fromEntries(q.sumBy.filter((l) => s.labels[l] !== undefined).map((l) => [l, s.labels[l]]));
     const key = JSON.stringify(metric);
     const g = groups.get(key) ?? { metric, counts: times.map(() => 0) };
     times.forEach((t, i) => {
-      for (let x = Math.floor(t / s.everyMs) * s.everyMs; x > t - q.rangeMs; x -= s.everyMs) if (q.log.lineFilters.every((f) => f(s.line(x)))) g.counts[i]++;
+      for (let x = Math.floor(t / s.everyMs) * s.everyMs; x > t - q.rangeMs; x -= s.everyMs)
+        if (q.log.lineFilters.every((f) => f(s.line(x)))) g.counts[i]++;
     });
     groups.set(key, g);
   }
@@ -185,7 +213,10 @@ function parseLog(query: string): LogQuery {
     matchers.push(matcher(x[1], x[2], unquote(x[3])));
     rest = rest.slice(x[0].length);
   }
-  if (!matchers.length) throw new BadRequest('parse error : queries require at least one regexp or equality matcher that does not have an empty-compatible value');
+  if (!matchers.length)
+    throw new BadRequest(
+      'parse error : queries require at least one regexp or equality matcher that does not have an empty-compatible value',
+    );
   const lineFilters: LogQuery['lineFilters'] = [];
   const filter = new RegExp(`^\\s*(\\|=|!=|\\|~|!~)\\s*${STRING}`);
   let pipeline = m[2];
@@ -194,7 +225,15 @@ function parseLog(query: string): LogQuery {
     if (!f) throw new BadRequest(`parse error : unexpected ${JSON.stringify(pipeline.trim())}`);
     const v = unquote(f[2]);
     const re = f[1].endsWith('~') ? new RegExp(v) : undefined;
-    lineFilters.push(f[1] === '|=' ? (l) => l.includes(v) : f[1] === '!=' ? (l) => !l.includes(v) : f[1] === '|~' ? (l) => re!.test(l) : (l) => !re!.test(l));
+    lineFilters.push(
+      f[1] === '|='
+        ? (l) => l.includes(v)
+        : f[1] === '!='
+          ? (l) => !l.includes(v)
+          : f[1] === '|~'
+            ? (l) => re!.test(l)
+            : (l) => !re!.test(l),
+    );
     pipeline = pipeline.slice(f[0].length);
   }
   return { matchers, lineFilters };
@@ -202,7 +241,8 @@ function parseLog(query: string): LogQuery {
 
 function matcher(label: string, op: string, value: string): Matcher {
   const re = op.endsWith('~') ? new RegExp(`^(?:${value})$`) : undefined;
-  const test = (v: string | undefined) => (op === '=' ? (v ?? '') === value : op === '!=' ? (v ?? '') !== value : op === '=~' ? re!.test(v ?? '') : !re!.test(v ?? ''));
+  const test = (v: string | undefined) =>
+    op === '=' ? (v ?? '') === value : op === '!=' ? (v ?? '') !== value : op === '=~' ? re!.test(v ?? '') : !re!.test(v ?? '');
   return { label, test };
 }
 

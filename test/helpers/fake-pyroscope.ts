@@ -21,8 +21,22 @@ export interface FakeProfileType {
 }
 
 export const PROFILE_TYPES: readonly FakeProfileType[] = [
-  { ID: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds', name: 'process_cpu', sampleType: 'cpu', sampleUnit: 'nanoseconds', periodType: 'cpu', periodUnit: 'nanoseconds' },
-  { ID: 'memory:alloc_space:bytes:space:bytes', name: 'memory', sampleType: 'alloc_space', sampleUnit: 'bytes', periodType: 'space', periodUnit: 'bytes' },
+  {
+    ID: 'process_cpu:cpu:nanoseconds:cpu:nanoseconds',
+    name: 'process_cpu',
+    sampleType: 'cpu',
+    sampleUnit: 'nanoseconds',
+    periodType: 'cpu',
+    periodUnit: 'nanoseconds',
+  },
+  {
+    ID: 'memory:alloc_space:bytes:space:bytes',
+    name: 'memory',
+    sampleType: 'alloc_space',
+    sampleUnit: 'bytes',
+    periodType: 'space',
+    periodUnit: 'bytes',
+  },
 ];
 
 /** The services (label `service_name`) that have profiles, and their other labels. */
@@ -45,7 +59,11 @@ const STACKS: Frame = {
       name: 'main.main',
       self: 5,
       children: [
-        { name: 'net/http.(*conn).serve', self: 10, children: [{ name: 'shop.PlaceOrder', self: 20, children: [{ name: 'database/sql.(*DB).Query', self: 40 }] }] },
+        {
+          name: 'net/http.(*conn).serve',
+          self: 10,
+          children: [{ name: 'shop.PlaceOrder', self: 20, children: [{ name: 'database/sql.(*DB).Query', self: 40 }] }],
+        },
         { name: 'encoding/json.Marshal', self: 25 },
       ],
     },
@@ -68,7 +86,8 @@ export function startFakePyroscope(): Promise<RunningFake> {
       (message) => ({ json: { code: 'invalid_argument', message } }),
     );
   };
-  const services = (matchers: unknown) => SERVICES.filter((s) => (Array.isArray(matchers) ? matchers : []).every((m) => parseSelector(String(m)).every(([k, v]) => s[k] === v)));
+  const services = (matchers: unknown) =>
+    SERVICES.filter((s) => (Array.isArray(matchers) ? matchers : []).every((m) => parseSelector(String(m)).every(([k, v]) => s[k] === v)));
   return startFake('pyroscope', [
     {
       methods: ['GET'],
@@ -79,7 +98,11 @@ export function startFakePyroscope(): Promise<RunningFake> {
           (message) => ({ text: `${message}\n` }),
         ),
     },
-    { methods: ['POST'], path: /\/querier\.v1\.QuerierService\/ProfileTypes/, handle: (req) => connect(req, () => ({ profileTypes: PROFILE_TYPES })) },
+    {
+      methods: ['POST'],
+      path: /\/querier\.v1\.QuerierService\/ProfileTypes/,
+      handle: (req) => connect(req, () => ({ profileTypes: PROFILE_TYPES })),
+    },
     {
       methods: ['POST'],
       path: /\/querier\.v1\.QuerierService\/LabelNames/,
@@ -91,7 +114,11 @@ export function startFakePyroscope(): Promise<RunningFake> {
       handle: (req) =>
         connect(req, (b) => {
           if (typeof b.name !== 'string' || b.name === '') throw new BadRequest('name: value is required');
-          return { names: [...new Set(services(b.matchers).flatMap((s) => (s[b.name as string] === undefined ? [] : [s[b.name as string]])))].sort() };
+          return {
+            names: [
+              ...new Set(services(b.matchers).flatMap((s) => (s[b.name as string] === undefined ? [] : [s[b.name as string]]))),
+            ].sort(),
+          };
         }),
     },
     { methods: ['GET'], path: /\/ready/, handle: () => ({ text: 'ready\n' }) },
@@ -104,7 +131,8 @@ function render(p: URLSearchParams) {
   if (!query) throw new BadRequest('query is required, e.g. process_cpu:cpu:nanoseconds:cpu:nanoseconds{service_name="checkout"}');
   const m = /^([^{]+)(?:\{(.*)\})?$/.exec(query.trim());
   const type = PROFILE_TYPES.find((t) => t.ID === m?.[1]);
-  if (!m || !type) throw new BadRequest(`unknown profile type in query ${JSON.stringify(query)}; known: ${PROFILE_TYPES.map((t) => t.ID).join(', ')}`);
+  if (!m || !type)
+    throw new BadRequest(`unknown profile type in query ${JSON.stringify(query)}; known: ${PROFILE_TYPES.map((t) => t.ID).join(', ')}`);
   const selected = SERVICES.filter((s) => parseSelector(m[2] ?? '').every(([k, v]) => s[k] === v));
   const until = relative(p.get('until'), Date.now());
   const from = relative(p.get('from'), until - 3_600_000);
@@ -125,7 +153,9 @@ function render(p: URLSearchParams) {
   };
   if (selected.length) walk(STACKS, 0, 0);
   const step = 10;
-  const samples = Array.from({ length: Math.max(1, Math.ceil((until - from) / 1000 / step)) }, () => (selected.length ? total(STACKS) * scale : 0));
+  const samples = Array.from({ length: Math.max(1, Math.ceil((until - from) / 1000 / step)) }, () =>
+    selected.length ? total(STACKS) * scale : 0,
+  );
   return {
     version: 1,
     flamebearer: { names, levels, numTicks: selected.length ? total(STACKS) * scale : 0, maxSelf: selected.length ? 40 * scale : 0 },

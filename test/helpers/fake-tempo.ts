@@ -37,14 +37,39 @@ export function fakeTraces(now: number): FakeTrace[] {
     {
       id: '0af7651916cd43dd8448eb211c80319c',
       spans: [
-        { id: 'b7ad6b7169203331', service: 'frontend', name: 'GET /checkout', start: t, end: t + 180, attributes: { 'http.method': 'GET' } },
+        {
+          id: 'b7ad6b7169203331',
+          service: 'frontend',
+          name: 'GET /checkout',
+          start: t,
+          end: t + 180,
+          attributes: { 'http.method': 'GET' },
+        },
         { id: '00f067aa0ba902b7', parent: 'b7ad6b7169203331', service: 'checkout', name: 'PlaceOrder', start: t + 10, end: t + 150 },
-        { id: '5fb397be34d26b51', parent: '00f067aa0ba902b7', service: 'payment', name: 'Charge', start: t + 20, end: t + 120, error: true, attributes: { 'payment.provider': 'acme' } },
+        {
+          id: '5fb397be34d26b51',
+          parent: '00f067aa0ba902b7',
+          service: 'payment',
+          name: 'Charge',
+          start: t + 20,
+          end: t + 120,
+          error: true,
+          attributes: { 'payment.provider': 'acme' },
+        },
       ],
     },
     {
       id: '4bf92f3577b34da6a3ce929d0e0e4736',
-      spans: [{ id: '53995c3f42cd8ad8', service: 'frontend', name: 'GET /healthz', start: t + 30_000, end: t + 30_004, attributes: { 'http.method': 'GET' } }],
+      spans: [
+        {
+          id: '53995c3f42cd8ad8',
+          service: 'frontend',
+          name: 'GET /healthz',
+          start: t + 30_000,
+          end: t + 30_004,
+          attributes: { 'http.method': 'GET' },
+        },
+      ],
     },
   ];
 }
@@ -74,17 +99,30 @@ export function startFakeTempo(traces: FakeTrace[] = fakeTraces(Date.now())): Pr
         return t ? { json: { trace: { resourceSpans: resourceSpans(t) } } } : notFound;
       },
     },
-    { methods: ['GET'], path: /\/api\/v2\/search\/tags/, handle: (req) => ({ json: { scopes: tagScopes(traces, req.query.get('scope')) } }) },
+    {
+      methods: ['GET'],
+      path: /\/api\/v2\/search\/tags/,
+      handle: (req) => ({ json: { scopes: tagScopes(traces, req.query.get('scope')) } }),
+    },
     {
       methods: ['GET'],
       path: /\/api\/v2\/search\/tag\/([^/]+)\/values/,
       handle: (_req, [tag]) => ({
-        json: { tagValues: [...new Set(traces.flatMap((t) => t.spans.map((s) => spanValue(s, tag))).filter((v) => v !== undefined))].sort().map((value) => ({ type: 'string', value })), metrics: {} },
+        json: {
+          tagValues: [...new Set(traces.flatMap((t) => t.spans.map((s) => spanValue(s, tag))).filter((v) => v !== undefined))]
+            .sort()
+            .map((value) => ({ type: 'string', value })),
+          metrics: {},
+        },
       }),
     },
     { methods: ['GET'], path: /\/api\/echo/, handle: () => ({ text: 'echo' }) },
     { methods: ['GET'], path: /\/ready/, handle: () => ({ text: 'ready\n' }) },
-    { methods: ['GET'], path: /\/api\/status\/buildinfo/, handle: () => ({ json: { version: '2.5.0-fake', revision: 'fake', branch: 'fake' } }) },
+    {
+      methods: ['GET'],
+      path: /\/api\/status\/buildinfo/,
+      handle: () => ({ json: { version: '2.5.0-fake', revision: 'fake', branch: 'fake' } }),
+    },
   ]);
 }
 
@@ -114,7 +152,16 @@ function search(traces: FakeTrace[], p: URLSearchParams) {
         rootTraceName: root.name,
         startTimeUnixNano: nanos(root.start),
         durationMs: Math.max(...t.spans.map((s) => s.end)) - root.start,
-        spanSets: [{ spans: matched.map((s) => ({ spanID: s.id, startTimeUnixNano: nanos(s.start), durationNanos: String((s.end - s.start) * 1_000_000) })), matched: matched.length }],
+        spanSets: [
+          {
+            spans: matched.map((s) => ({
+              spanID: s.id,
+              startTimeUnixNano: nanos(s.start),
+              durationNanos: String((s.end - s.start) * 1_000_000),
+            })),
+            matched: matched.length,
+          },
+        ],
         serviceStats,
       };
     }),
@@ -170,7 +217,8 @@ function parseTraceQL(q: string): Condition[] {
   if (!m) throw new BadRequest(`invalid TraceQL query: parse error at line 1: syntax error: ${JSON.stringify(q)}`);
   if (m[1].trim() === '') return [];
   return m[1].split('&&').map((part) => {
-    const c = /^\s*(resource\.service\.name|name|status|span\.[\w.]+|\.[\w.]+)\s*(!=|=)\s*(?:"((?:[^"\\]|\\.)*)"|(error|ok|unset))\s*$/.exec(part);
+    const c =
+      /^\s*(resource\.service\.name|name|status|span\.[\w.]+|\.[\w.]+)\s*(!=|=)\s*(?:"((?:[^"\\]|\\.)*)"|(error|ok|unset))\s*$/.exec(part);
     if (!c) throw new BadRequest(`invalid TraceQL query: parse error: unsupported condition ${JSON.stringify(part.trim())}`);
     const want = c[3] ?? c[4];
     return (s: FakeSpan) => (spanValue(s, c[1]) === want) === (c[2] === '=');

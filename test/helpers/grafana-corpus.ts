@@ -12,7 +12,8 @@ export const GRAFANA_CORPUS = corpusDir('corpus-grafana') ?? join(process.cwd(),
 /** The one message a suite prints when it skips for lack of the corpus. */
 export const NO_CORPUS = `skipped: the Grafana migration corpus is not at ${GRAFANA_CORPUS} (set ${CORPUS_ENV} to a directory holding corpus-grafana/)`;
 
-export const hasGrafanaCorpus = (): boolean => existsSync(join(GRAFANA_CORPUS, 'dashboards')) && existsSync(join(GRAFANA_CORPUS, 'perses-tests'));
+export const hasGrafanaCorpus = (): boolean =>
+  existsSync(join(GRAFANA_CORPUS, 'dashboards')) && existsSync(join(GRAFANA_CORPUS, 'perses-tests'));
 
 /** One real Grafana dashboard of the corpus. */
 export interface CorpusDashboard {

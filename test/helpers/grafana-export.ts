@@ -6,7 +6,11 @@ export const GRAFANA_EXPORT = {
   tags: ['imported'],
   time: { from: 'now-30m', to: 'now' },
   refresh: '10s',
-  templating: { list: [{ type: 'query', name: 'job', datasource: '${DS_PROMETHEUS}', query: 'label_values(up, job)', current: { value: 'prometheus' } }] },
+  templating: {
+    list: [
+      { type: 'query', name: 'job', datasource: '${DS_PROMETHEUS}', query: 'label_values(up, job)', current: { value: 'prometheus' } },
+    ],
+  },
   panels: [
     { type: 'row', title: 'Health', collapsed: false, gridPos: { x: 0, y: 0, w: 24, h: 1 }, panels: [] },
     {

@@ -34,8 +34,16 @@ const WIDE = keys(9000, '1').join(', ');
 
 /** Hand-written shapes of text, each `limit` characters or just under. */
 export function textShapes(limit: number): Body[] {
-  const y = (label: string, make: (n: number) => string, max?: number): Body => ({ label, type: YAML_TYPE, text: largestUnder(limit, make, max) });
-  const j = (label: string, make: (n: number) => string, max?: number): Body => ({ label, type: JSON_TYPE, text: largestUnder(limit, make, max) });
+  const y = (label: string, make: (n: number) => string, max?: number): Body => ({
+    label,
+    type: YAML_TYPE,
+    text: largestUnder(limit, make, max),
+  });
+  const j = (label: string, make: (n: number) => string, max?: number): Body => ({
+    label,
+    type: JSON_TYPE,
+    text: largestUnder(limit, make, max),
+  });
   return [
     y(
       'YAML: one block mapping of many keys',
@@ -46,10 +54,14 @@ export function textShapes(limit: number): Body[] {
     ),
     y('YAML: one flow mapping of many keys', (n) => `${HEAD}  panels: {${keys(n, '1').join(', ')}}`),
     y('YAML: many mappings of 9,000 keys', (n) => `${HEAD}${Array.from({ length: n }, (_, m) => `  m${m}: {${WIDE}}`).join('\n')}`),
-    y('YAML: an anchor of 9,000 keys and aliases of it', (n) => `${HEAD}  panels: &p {${WIDE}}\n  layouts: [${Array(n).fill('*p').join(', ')}]`),
+    y(
+      'YAML: an anchor of 9,000 keys and aliases of it',
+      (n) => `${HEAD}  panels: &p {${WIDE}}\n  layouts: [${Array(n).fill('*p').join(', ')}]`,
+    ),
     y(
       'YAML: many anchors, each aliased',
-      (n) => `${HEAD}  a: [${Array.from({ length: n }, (_, i) => `&a${i} {x: ${i}}`).join(', ')}]\n  b: [${Array.from({ length: n }, (_, i) => `*a${i}`).join(', ')}]`,
+      (n) =>
+        `${HEAD}  a: [${Array.from({ length: n }, (_, i) => `&a${i} {x: ${i}}`).join(', ')}]\n  b: [${Array.from({ length: n }, (_, i) => `*a${i}`).join(', ')}]`,
     ),
     y('YAML: nested aliases (a billion laughs as long as the limit)', (n) => {
       const levels = [`  l0: &l0 [${Array(n).fill('lol').join(', ')}]`];
@@ -61,7 +73,10 @@ export function textShapes(limit: number): Body[] {
         );
       return `${HEAD}${levels.join('\n')}`;
     }),
-    y('YAML: an alias of a long string, many times', (n) => `${HEAD}  display: {name: &s "${'x'.repeat(500_000)}"}\n  tags: [${Array(n).fill('*s').join(', ')}]`),
+    y(
+      'YAML: an alias of a long string, many times',
+      (n) => `${HEAD}  display: {name: &s "${'x'.repeat(500_000)}"}\n  tags: [${Array(n).fill('*s').join(', ')}]`,
+    ),
     y('YAML: many small flow collections', (n) => `${HEAD}  layouts: [${Array.from({ length: n }, (_, i) => `{a: [${i}]}`).join(', ')}]`),
     y('YAML: collections as keys', (n) => `${HEAD}  panels: {${Array.from({ length: n }, (_, i) => `[${i}]: {}`).join(', ')}}`),
     y('YAML: many documents', (n) => Array.from({ length: n }, (_, i) => `a: ${i}`).join('\n---\n')),
@@ -77,22 +92,38 @@ export function textShapes(limit: number): Body[] {
           .join('\n')}`,
       9999,
     ),
-    y('YAML: many invalid variables', (n) => `${HEAD}  variables:\n${Array.from({ length: n }, (_, i) => `    - {kind: ListVariable, spec: {name: "${i}", plugin: {kind: Nope}}}`).join('\n')}`),
-    j('JSON: one object of many keys', (n) => JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: Object.fromEntries(keys(n, '').map((k) => [k, 1])) })),
+    y(
+      'YAML: many invalid variables',
+      (n) =>
+        `${HEAD}  variables:\n${Array.from({ length: n }, (_, i) => `    - {kind: ListVariable, spec: {name: "${i}", plugin: {kind: Nope}}}`).join('\n')}`,
+    ),
+    j('JSON: one object of many keys', (n) =>
+      JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: Object.fromEntries(keys(n, '').map((k) => [k, 1])) }),
+    ),
     j('JSON: many small values', (n) => `{"kind":"Dashboard","metadata":{"name":"h"},"spec":{"tags":[${'0,'.repeat(n)}0]}}`),
     j(
       'JSON: many invalid panels',
-      (n) => JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: { panels: Object.fromEntries(keys(n, '').map((k) => [k, { kind: 'Panel', spec: { queries: [{}] } }])) } }),
+      (n) =>
+        JSON.stringify({
+          kind: 'Dashboard',
+          metadata: { name: 'h' },
+          spec: { panels: Object.fromEntries(keys(n, '').map((k) => [k, { kind: 'Panel', spec: { queries: [{}] } }])) },
+        }),
       9999,
     ),
     j('JSON: many invalid layouts and variables', (n) =>
       JSON.stringify({
         kind: 'Dashboard',
         metadata: { name: 'h' },
-        spec: { layouts: Array(n).fill({ kind: 'Grid', spec: { items: [{ content: { $ref: '#/spec/panels/x' } }] } }), variables: Array(n).fill(1) },
+        spec: {
+          layouts: Array(n).fill({ kind: 'Grid', spec: { items: [{ content: { $ref: '#/spec/panels/x' } }] } }),
+          variables: Array(n).fill(1),
+        },
       }),
     ),
-    j('JSON: a long string', (n) => JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: { display: { name: 'x'.repeat(n) } } })),
+    j('JSON: a long string', (n) =>
+      JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: { display: { name: 'x'.repeat(n) } } }),
+    ),
     j('JSON: a long key', (n) => JSON.stringify({ kind: 'Dashboard', metadata: { name: 'h' }, spec: { panels: { ['k'.repeat(n)]: {} } } })),
     j(
       'JSON: nested arrays at the depth limit',
@@ -127,7 +158,14 @@ export function flood(seed: unknown, mode: 'copies' | 'scalars', o: { limit: num
   const cs = containers(value);
   const per = (c: (typeof cs)[number]) => (mode === 'scalars' ? { nodes: 1, chars: 10 } : c);
   const room = o.limit * 0.9 - JSON.stringify(value).length;
-  const n = Math.max(1, Math.min(o.maxKeys - 100, Math.floor((o.maxNodes * 0.9) / cs.reduce((s, c) => s + per(c).nodes, 0)), Math.floor(room / cs.reduce((s, c) => s + per(c).chars, 0))));
+  const n = Math.max(
+    1,
+    Math.min(
+      o.maxKeys - 100,
+      Math.floor((o.maxNodes * 0.9) / cs.reduce((s, c) => s + per(c).nodes, 0)),
+      Math.floor(room / cs.reduce((s, c) => s + per(c).chars, 0)),
+    ),
+  );
   for (const c of cs) {
     const entry = mode === 'scalars' ? 1 : c.entry;
     for (let i = 0; i < n; i++) {
@@ -152,7 +190,8 @@ export const STRETCHES: [string, (n: number) => string][] = [
  * plugin schema reads the long strings rather than the first check refusing the name.
  */
 export function stretchStrings(seed: unknown, stretch: (n: number) => string, limit: number): string {
-  const keep = (key: string, path: string, s: string) => (key === 'kind' && /^[A-Z]/.test(s)) || path === 'metadata.name' || path === 'metadata.project';
+  const keep = (key: string, path: string, s: string) =>
+    (key === 'kind' && /^[A-Z]/.test(s)) || path === 'metadata.name' || path === 'metadata.project';
   const walk = (v: Json, f: (s: string) => Json, key = '', path = ''): Json => {
     if (typeof v === 'string') return keep(key, path, v) ? v : f(v);
     if (v === null || typeof v !== 'object') return v;

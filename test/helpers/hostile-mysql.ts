@@ -10,7 +10,8 @@ export interface HostileMysql {
   close(): Promise<void>;
 }
 
-const packet = (seq: number, payload: Buffer) => Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, seq]), payload]);
+const packet = (seq: number, payload: Buffer) =>
+  Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >> 8) & 0xff, payload.length >> 16, seq]), payload]);
 const OK = Buffer.from([0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]);
 /** Capabilities: LONG_PASSWORD, CONNECT_WITH_DB, LOCAL_FILES, PROTOCOL_41, TRANSACTIONS, SECURE_CONNECTION, MULTI_RESULTS, PLUGIN_AUTH (no SSL). */
 const CAPABILITIES = 0x1 | 0x8 | 0x80 | 0x200 | 0x2000 | 0x8000 | 0x20000 | 0x80000;

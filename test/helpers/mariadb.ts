@@ -44,7 +44,11 @@ export async function startMariaDb(opts: { timeoutMs?: number; args?: string[] }
   }
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
-    await run(INSTALL_DB, ['--no-defaults', `--datadir=${data}`, ...user, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'], { timeout: 60_000 });
+    await run(
+      INSTALL_DB,
+      ['--no-defaults', `--datadir=${data}`, ...user, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'],
+      { timeout: 60_000 },
+    );
   } catch (e) {
     remove();
     const err = e as { stderr?: string; stdout?: string; message: string };

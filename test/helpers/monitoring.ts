@@ -50,14 +50,27 @@ export async function startSharedMonitoring(): Promise<void> {
   writeFileSync(config, prometheusConfig(port, [{ job: 'node', target: nodeExporterTarget }]));
   const children = [
     spawn(nodeExporter, [`--web.listen-address=${nodeExporterTarget}`, '--log.level=warn'], { stdio: 'ignore' }),
-    spawn(prometheus, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=1h', '--log.level=warn'], {
-      cwd: dir.path,
-      stdio: 'ignore',
-    }),
+    spawn(
+      prometheus,
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir.path, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=1h',
+        '--log.level=warn',
+      ],
+      {
+        cwd: dir.path,
+        stdio: 'ignore',
+      },
+    ),
   ];
   for (const c of children) c.on('error', () => {}); // reported by the suites' wait
   started = { children, dir };
-  process.env[MONITORING_ENV] = JSON.stringify({ prometheusUrl: `http://127.0.0.1:${port}`, nodeExporterTarget } satisfies SharedMonitoring);
+  process.env[MONITORING_ENV] = JSON.stringify({
+    prometheusUrl: `http://127.0.0.1:${port}`,
+    nodeExporterTarget,
+  } satisfies SharedMonitoring);
 }
 
 /** Global teardown: stops the shared pair. */
@@ -73,7 +86,9 @@ async function nodeSamples(url: string, timeoutMs: number): Promise<void> {
   await waitFor(
     `two node exporter samples in Prometheus at ${url}`,
     async () => {
-      const r = await fetch(`${url}/api/v1/query?query=${encodeURIComponent('count_over_time(node_memory_MemTotal_bytes[1m])')}`).catch(() => undefined);
+      const r = await fetch(`${url}/api/v1/query?query=${encodeURIComponent('count_over_time(node_memory_MemTotal_bytes[1m])')}`).catch(
+        () => undefined,
+      );
       if (!r?.ok) return false;
       const body = (await r.json()) as { data: { result: { value: [number, string] }[] } };
       return Number(body.data.result[0]?.value[1] ?? 0) >= 2;
@@ -89,7 +104,11 @@ export async function startMonitoring(): Promise<Monitoring> {
   if (shared) {
     const m = JSON.parse(shared) as SharedMonitoring;
     await nodeSamples(m.prometheusUrl, 30_000);
-    return { prom: { url: m.prometheusUrl, output: () => '(the run-wide Prometheus: its output is not kept)', stop: async () => {} }, nodeExporterTarget: m.nodeExporterTarget, stop: async () => {} };
+    return {
+      prom: { url: m.prometheusUrl, output: () => '(the run-wide Prometheus: its output is not kept)', stop: async () => {} },
+      nodeExporterTarget: m.nodeExporterTarget,
+      stop: async () => {},
+    };
   }
   const nodeExporter = await startNodeExporter();
   try {

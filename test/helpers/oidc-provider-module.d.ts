@@ -24,7 +24,12 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, any>);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, any>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, any>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
     on(event: string, listener: (...args: any[]) => void): this;
     Grant: {
       new (o: { accountId: string; clientId: string }): GrantInstance;

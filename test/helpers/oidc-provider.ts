@@ -120,7 +120,10 @@ export class Browser {
     return this.jar.find((c) => c.host === host && c.name === name && c.expires > Date.now())?.value;
   }
 
-  async fetch(url: string, o: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<BrowserResponse> {
+  async fetch(
+    url: string,
+    o: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<BrowserResponse> {
     const method = o.method ?? (o.form ? 'POST' : 'GET');
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     const cookie = this.cookieHeader(url);
@@ -142,7 +145,9 @@ export class Browser {
       headers: res.headers,
       setCookie,
       text,
-      ...(rawLocation !== undefined && res.status >= 300 && res.status < 400 ? { rawLocation, location: new URL(rawLocation, url).href } : {}),
+      ...(rawLocation !== undefined && res.status >= 300 && res.status < 400
+        ? { rawLocation, location: new URL(rawLocation, url).href }
+        : {}),
     };
     this.history.push(out);
     return out;
@@ -207,7 +212,13 @@ export function parseForm(html: string, pageUrl: string): { action: string; meth
  * redirect target satisfies `stopAt` (returned as `next`, not requested) or a page has no form to
  * submit (returned as the final `res`).
  */
-export async function drive(b: Browser, start: BrowserResponse, accountId: string, stopAt: (url: string) => boolean, maxSteps = 30): Promise<{ res: BrowserResponse; next?: string }> {
+export async function drive(
+  b: Browser,
+  start: BrowserResponse,
+  accountId: string,
+  stopAt: (url: string) => boolean,
+  maxSteps = 30,
+): Promise<{ res: BrowserResponse; next?: string }> {
   let res = start;
   for (let step = 0; step < maxSteps; step++) {
     if (res.location) {
@@ -447,7 +458,9 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
       slowDowns--;
       req.resume();
       res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly and should back off at a reasonable rate' }));
+      res.end(
+        JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly and should back off at a reasonable rate' }),
+      );
       return;
     }
     const m = /^\/interaction\/([^/]+)(?:\/(login|confirm))?$/.exec(url.pathname);
@@ -473,9 +486,15 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
     };
     if (!action && req.method === 'GET') {
       if (details.prompt.name === 'login') {
-        html(200, `<form method="post" action="/interaction/${esc(details.uid)}/login"><input type="text" name="login" value=""/><button type="submit">Sign in</button></form>`);
+        html(
+          200,
+          `<form method="post" action="/interaction/${esc(details.uid)}/login"><input type="text" name="login" value=""/><button type="submit">Sign in</button></form>`,
+        );
       } else {
-        html(200, `<form method="post" action="/interaction/${esc(details.uid)}/confirm"><input type="hidden" name="confirm" value="yes"/><button type="submit">Allow</button></form>`);
+        html(
+          200,
+          `<form method="post" action="/interaction/${esc(details.uid)}/confirm"><input type="hidden" name="confirm" value="yes"/><button type="submit">Allow</button></form>`,
+        );
       }
       return;
     }
@@ -492,7 +511,8 @@ export async function startOidcProvider(opts: OidcProviderOptions = {}): Promise
       const grant = existing ?? new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
       if (missing.missingOIDCScope) grant.addOIDCScope((missing.missingOIDCScope as string[]).join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims as string[]);
-      for (const [indicator, scopes] of Object.entries((missing.missingResourceScopes ?? {}) as Record<string, string[]>)) grant.addResourceScope(indicator, scopes.join(' '));
+      for (const [indicator, scopes] of Object.entries((missing.missingResourceScopes ?? {}) as Record<string, string[]>))
+        grant.addResourceScope(indicator, scopes.join(' '));
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
       return;
@@ -553,7 +573,11 @@ export interface FakeOidcProvider {
  * remembers nonce and PKCE challenge), a token endpoint (client_secret_basic or _post, PKCE S256
  * checked, single-use codes) issuing an RS256 ID token forged as `forgery` says, and userinfo.
  */
-export async function startFakeOidcProvider(o: { accounts: IdpAccount[]; clientId?: string; clientSecret?: string }): Promise<FakeOidcProvider> {
+export async function startFakeOidcProvider(o: {
+  accounts: IdpAccount[];
+  clientId?: string;
+  clientSecret?: string;
+}): Promise<FakeOidcProvider> {
   const clientId = o.clientId ?? 'dashplane';
   const clientSecret = o.clientSecret ?? `fake-secret-${randomBytes(8).toString('hex')}`;
   const accounts = new Map(o.accounts.map((a) => [a.sub, { ...a }]));
@@ -613,7 +637,12 @@ export async function startFakeOidcProvider(o: { accounts: IdpAccount[]; clientI
         const tx = randomBytes(12).toString('hex');
         pending.set(tx, p);
         res.writeHead(200, { 'content-type': 'text/html' });
-        return res.end(page('Fake login', `<form method="post" action="/authorize/login"><input type="hidden" name="tx" value="${tx}"/><input type="text" name="login" value=""/></form>`));
+        return res.end(
+          page(
+            'Fake login',
+            `<form method="post" action="/authorize/login"><input type="hidden" name="tx" value="${tx}"/><input type="text" name="login" value=""/></form>`,
+          ),
+        );
       }
       if (url.pathname === '/authorize/login' && req.method === 'POST') {
         const f = await readForm(req);
@@ -643,14 +672,25 @@ export async function startFakeOidcProvider(o: { accounts: IdpAccount[]; clientI
         const c = codes.get(f.get('code') ?? '');
         if (f.get('grant_type') !== 'authorization_code' || !c) return json(res, 400, { error: 'invalid_grant' });
         codes.delete(f.get('code')!);
-        if (c.tx.redirect_uri !== f.get('redirect_uri')) return json(res, 400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' });
+        if (c.tx.redirect_uri !== f.get('redirect_uri'))
+          return json(res, 400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' });
         if (c.tx.code_challenge) {
           const verifier = f.get('code_verifier') ?? '';
-          if (createHash('sha256').update(verifier).digest('base64url') !== c.tx.code_challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE' });
+          if (createHash('sha256').update(verifier).digest('base64url') !== c.tx.code_challenge)
+            return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE' });
         }
         const now = Math.floor(Date.now() / 1000);
         const a = accounts.get(c.sub)!;
-        const claims: Record<string, unknown> = { ...a, iss: issuer, sub: c.sub, aud: clientId, iat: now, exp: now + 300, auth_time: now, nonce: c.tx.nonce };
+        const claims: Record<string, unknown> = {
+          ...a,
+          iss: issuer,
+          sub: c.sub,
+          aud: clientId,
+          iat: now,
+          exp: now + 300,
+          auth_time: now,
+          nonce: c.tx.nonce,
+        };
         switch (fake.forgery) {
           case 'wrong-nonce':
             claims.nonce = 'not-the-nonce-dashplane-sent';
@@ -674,7 +714,13 @@ export async function startFakeOidcProvider(o: { accounts: IdpAccount[]; clientI
         const accessToken = randomBytes(16).toString('base64url');
         accessTokens.set(accessToken, c.sub);
         fake.tokenResponses++;
-        return json(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: 300, scope: c.tx.scope, id_token: jwt(claims) });
+        return json(res, 200, {
+          access_token: accessToken,
+          token_type: 'Bearer',
+          expires_in: 300,
+          scope: c.tx.scope,
+          id_token: jwt(claims),
+        });
       }
       if (url.pathname === '/userinfo') {
         const sub = accessTokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));

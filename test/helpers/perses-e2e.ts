@@ -12,7 +12,10 @@ import { startTestServer, type TestServer } from './server.js';
 export type Obj = Record<string, any>;
 
 /** Perses' DefaultConfig: authentication off, its test encryption key, ephemeral dashboards on. */
-export const PERSES_ENV: Record<string, string> = { DASHPLANE_SECURITY_ENCRYPTION_KEY: '=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc', DASHPLANE_EPHEMERAL_DASHBOARD_ENABLE: 'true' };
+export const PERSES_ENV: Record<string, string> = {
+  DASHPLANE_SECURITY_ENCRYPTION_KEY: '=tW$56zytgB&3jN2E%7-+qrGZE?v6LCc',
+  DASHPLANE_EPHEMERAL_DASHBOARD_ENABLE: 'true',
+};
 
 /**
  * Perses' DefaultAuthConfig: authentication on, cookies SameSite=None and Secure, guests may read
@@ -90,11 +93,25 @@ export function datasourceSpec(url = 'https://prometheus.demo.do.prometheus.io',
     ['/api/v1/query_range', 'POST'],
     ['/api/v1/label/([a-zA-Z0-9_-]+)/values', 'GET'],
   ].map(([endpointPattern, method]) => ({ endpointPattern, method }));
-  return { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(allowed ? { allowedEndpoints: endpoints } : {}) } } } } };
+  return {
+    default: false,
+    plugin: {
+      kind: 'PrometheusDatasource',
+      spec: { proxy: { kind: 'HTTPProxy', spec: { url, ...(allowed ? { allowedEndpoints: endpoints } : {}) } } },
+    },
+  };
 }
 
-export const newDatasource = (project: string, name: string, spec = datasourceSpec()): Obj => ({ kind: 'Datasource', metadata: meta(name, project), spec });
-export const newGlobalDatasource = (name: string, spec = datasourceSpec()): Obj => ({ kind: 'GlobalDatasource', metadata: meta(name), spec });
+export const newDatasource = (project: string, name: string, spec = datasourceSpec()): Obj => ({
+  kind: 'Datasource',
+  metadata: meta(name, project),
+  spec,
+});
+export const newGlobalDatasource = (name: string, spec = datasourceSpec()): Obj => ({
+  kind: 'GlobalDatasource',
+  metadata: meta(name),
+  spec,
+});
 
 const labelNames = { kind: 'ListVariable', spec: { plugin: { kind: 'PrometheusLabelNamesVariable', spec: { matchers: ['up'] } } } };
 export const newVariable = (project: string, name: string): Obj => ({ kind: 'Variable', metadata: meta(name, project), spec: labelNames });
@@ -105,7 +122,11 @@ export const newRole = (project: string, name: string): Obj => ({ kind: 'Role', 
 export const newGlobalRole = (name: string, spec: Obj = roleSpec): Obj => ({ kind: 'GlobalRole', metadata: meta(name), spec });
 
 const bindingSpec = { role: 'admin', subjects: [{ kind: 'User', name: 'alice' }] };
-export const newRoleBinding = (project: string, name: string): Obj => ({ kind: 'RoleBinding', metadata: meta(name, project), spec: bindingSpec });
+export const newRoleBinding = (project: string, name: string): Obj => ({
+  kind: 'RoleBinding',
+  metadata: meta(name, project),
+  spec: bindingSpec,
+});
 export const newGlobalRoleBinding = (name: string): Obj => ({ kind: 'GlobalRoleBinding', metadata: meta(name), spec: bindingSpec });
 
 const secretSpec = { basicAuth: { username: 'Basil', password: 'Detective' } };
@@ -114,7 +135,11 @@ export const publicSecretSpec = { basicAuth: { username: 'Basil', password: '<se
 export const newSecret = (project: string, name: string): Obj => ({ kind: 'Secret', metadata: meta(name, project), spec: secretSpec });
 export const newGlobalSecret = (name: string): Obj => ({ kind: 'GlobalSecret', metadata: meta(name), spec: secretSpec });
 
-export const newUser = (name: string, password = 'password'): Obj => ({ kind: 'User', metadata: meta(name), spec: password ? { nativeProvider: { password } } : {} });
+export const newUser = (name: string, password = 'password'): Obj => ({
+  kind: 'User',
+  metadata: meta(name),
+  spec: password ? { nativeProvider: { password } } : {},
+});
 
 /**
  * Perses' NewDashboard takes the first dashboard of its development data (dev/data): a Prometheus
@@ -123,22 +148,43 @@ export const newUser = (name: string, password = 'password'): Obj => ({ kind: 'U
  */
 export function newDashboard(project: string, name: string): Obj {
   const query = (q: string) => ({ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: q } } } });
-  const panel = (title: string, plugin: Obj, queries: Obj[] = []) => ({ kind: 'Panel', spec: { display: { name: title }, plugin, ...(queries.length ? { queries } : {}) } });
+  const panel = (title: string, plugin: Obj, queries: Obj[] = []) => ({
+    kind: 'Panel',
+    spec: { display: { name: title }, plugin, ...(queries.length ? { queries } : {}) },
+  });
   return {
     kind: 'Dashboard',
     metadata: meta(name, project),
     spec: {
       display: { name: 'Demo' },
       duration: '5m',
-      datasources: { PrometheusLocal: { default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } } } } },
+      datasources: {
+        PrometheusLocal: {
+          default: false,
+          plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: 'http://localhost:9090' } } } },
+        },
+      },
       variables: [
-        { kind: 'ListVariable', spec: { name: 'job', allowMultiple: false, allowAllValue: false, plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job' } } } },
+        {
+          kind: 'ListVariable',
+          spec: {
+            name: 'job',
+            allowMultiple: false,
+            allowAllValue: false,
+            plugin: { kind: 'PrometheusLabelValuesVariable', spec: { labelName: 'job' } },
+          },
+        },
         { kind: 'ListVariable', spec: { name: 'interval', plugin: { kind: 'StaticListVariable', spec: { values: ['1m', '5m'] } } } },
         { kind: 'TextVariable', spec: { name: 'text', value: 'test', constant: true } },
-        { kind: 'ListVariable', spec: { name: 'source', plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } } },
+        {
+          kind: 'ListVariable',
+          spec: { name: 'source', plugin: { kind: 'DatasourceVariable', spec: { datasourcePluginKind: 'PrometheusDatasource' } } },
+        },
       ],
       panels: {
-        cpu: panel('CPU', { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom' } } }, [query('rate(node_cpu_seconds_total{job="$job"}[$interval])')]),
+        cpu: panel('CPU', { kind: 'TimeSeriesChart', spec: { legend: { position: 'bottom' } } }, [
+          query('rate(node_cpu_seconds_total{job="$job"}[$interval])'),
+        ]),
         memory: panel('Memory', { kind: 'GaugeChart', spec: { calculation: 'last-number' } }, [query('node_memory_MemAvailable_bytes')]),
         up: panel('Up', { kind: 'StatChart', spec: { calculation: 'last-number' } }, [query('up')]),
         notes: panel('Notes', { kind: 'Markdown', spec: { text: '# $text' } }),
@@ -148,7 +194,13 @@ export function newDashboard(project: string, name: string): Obj {
           kind: 'Grid',
           spec: {
             display: { title: 'Node', collapse: { open: true } },
-            items: ['cpu', 'memory', 'up', 'notes'].map((key, i) => ({ x: (i % 2) * 12, y: Math.floor(i / 2) * 6, width: 12, height: 6, content: { $ref: `#/spec/panels/${key}` } })),
+            items: ['cpu', 'memory', 'up', 'notes'].map((key, i) => ({
+              x: (i % 2) * 12,
+              y: Math.floor(i / 2) * 6,
+              width: 12,
+              height: 6,
+              content: { $ref: `#/spec/panels/${key}` },
+            })),
           },
         },
       ],

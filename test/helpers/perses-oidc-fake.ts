@@ -63,7 +63,12 @@ export async function startPersesOidcFake(claims: Record<string, unknown> = {}):
     if (path === '/device') return json(res, { device_code: 'myCode', user_code: 'myUser', verification_uri: 'myURL' });
     if (path === '/token') {
       const idToken = jwt({ ...common, auth_time: now - 60, acr: 'something', amr: ['foo', 'bar'], azp: 'clientID', ...fake.claims });
-      return json(res, { access_token: jwt({ ...common, jti: '9876', client_id: 'clientID' }), token_type: 'Bearer', id_token: idToken, expires_in: 250 });
+      return json(res, {
+        access_token: jwt({ ...common, jti: '9876', client_id: 'clientID' }),
+        token_type: 'Bearer',
+        id_token: idToken,
+        expires_in: 250,
+      });
     }
     if (path === '/user_infos') return json(res, { sub: 'john.doeOIDC' });
     if (path === '/keys') return json(res, { keys: [jwk] });

@@ -129,7 +129,10 @@ export function projectScenario(path: string, creator: (project: string, name: s
   });
   it(`Global Retrieval tests (${path})`, async () => {
     await add(newProject('myProject1'), newProject('myProject2'));
-    const stored = [await createEntity(server(), creator('myProject1', 'myResource1')), await createEntity(server(), creator('myProject2', 'myResource2'))];
+    const stored = [
+      await createEntity(server(), creator('myProject1', 'myResource1')),
+      await createEntity(server(), creator('myProject2', 'myResource2')),
+    ];
     made.push(...stored);
     const list = (await server().api('GET', `/api/v1/${path}`)).body;
     for (const e of stored) expect(list).to.deep.include(e);

@@ -26,7 +26,8 @@ export interface TestPostgres {
 /** The command line that runs `cmd` as the postgres OS user when we are root (initdb refuses root). */
 function asPostgres(cmd: string, args: string[]): [string, string[]] {
   if (process.getuid?.() !== 0) return [cmd, args];
-  if (existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser') || existsSync('/usr/bin/runuser')) return ['runuser', ['-u', 'postgres', '--', cmd, ...args]];
+  if (existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser') || existsSync('/usr/bin/runuser'))
+    return ['runuser', ['-u', 'postgres', '--', cmd, ...args]];
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return ['su', ['postgres', '-s', '/bin/sh', '-c', [cmd, ...args].map(quote).join(' ')]];
 }
@@ -60,7 +61,17 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
   const remove = () => rmSync(dir, { recursive: true, force: true });
   let started = false;
   try {
-    await pgRun('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+    await pgRun('initdb', [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     const port = await freePort();
     const settings = [
       `-c listen_addresses=127.0.0.1`,
@@ -102,7 +113,10 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
       async createDatabase() {
         const name = `dashplane_t${process.pid}_${++counter}`;
         await admin((c) => c.query(`CREATE DATABASE ${name}`));
-        return { url: `${base}/${name}`, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+        return {
+          url: `${base}/${name}`,
+          drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+        };
       },
       async createPasswordDatabase(role: string, password: string) {
         const database = `dashplane_p${process.pid}_${++counter}`;

@@ -43,7 +43,13 @@ export interface ServerProcess {
 }
 
 /** Starts `node dist/src/bin/dashplane.js` (or `command`) and waits for its "listening on" line. */
-export async function spawnServer(opts: { dataDir: string; env?: Record<string, string>; args?: string[]; command?: [string, string[]]; timeoutMs?: number }): Promise<ServerProcess> {
+export async function spawnServer(opts: {
+  dataDir: string;
+  env?: Record<string, string>;
+  args?: string[];
+  command?: [string, string[]];
+  timeoutMs?: number;
+}): Promise<ServerProcess> {
   const [cmd, baseArgs] = opts.command ?? [process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js')]];
   const child = spawn(cmd, [...baseArgs, ...(opts.args ?? ['--listen', '127.0.0.1:0'])], {
     cwd: PACKAGE_ROOT,
@@ -56,7 +62,10 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
   // 'close', not 'exit': at 'exit' the last lines of output may still be in the pipes
   const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? -1)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within ${opts.timeoutMs ?? 20_000} ms:\n${out}`)), opts.timeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start within ${opts.timeoutMs ?? 20_000} ms:\n${out}`)),
+      opts.timeoutMs ?? 20_000,
+    );
     const check = () => {
       const m = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (m) {
@@ -82,7 +91,11 @@ export async function spawnServer(opts: { dataDir: string; env?: Record<string, 
  * directory of its own, removed afterwards: a run that names no data directory gets `./data`
  * there, never the checkout's (which `npm start` may be using).
  */
-export function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | string; output: string }> {
+export function runToExit(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<{ code: number | string; output: string }> {
   return new Promise((resolve, reject) => {
     const cwd = mkdtempSync(join(tmpdir(), 'dashplane-run-'));
     const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'dist', 'src', 'bin', 'dashplane.js'), ...args], {

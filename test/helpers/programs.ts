@@ -34,7 +34,11 @@ export const PROGRAMS: Record<ProgramId, Program> = {
     debian: 'prometheus',
     for: 'the datasource proxy and web UI suites query a real Prometheus',
     env: 'PROMETHEUS_BIN',
-    candidates: () => [...(process.env.PROMETHEUS_BIN ? [[process.env.PROMETHEUS_BIN]] : []), ...onPath('prometheus'), ['/usr/bin/prometheus']],
+    candidates: () => [
+      ...(process.env.PROMETHEUS_BIN ? [[process.env.PROMETHEUS_BIN]] : []),
+      ...onPath('prometheus'),
+      ['/usr/bin/prometheus'],
+    ],
   },
   'node-exporter': {
     debian: 'prometheus-node-exporter',
@@ -60,7 +64,11 @@ export const PROGRAMS: Record<ProgramId, Program> = {
     debian: 'chromium',
     for: 'the web UI suites drive Chromium with playwright-core (no browser is downloaded)',
     env: 'CHROMIUM_BIN',
-    candidates: () => [...(process.env.CHROMIUM_BIN ? [[process.env.CHROMIUM_BIN]] : []), ['/usr/bin/chromium'], ['/usr/bin/chromium-browser']],
+    candidates: () => [
+      ...(process.env.CHROMIUM_BIN ? [[process.env.CHROMIUM_BIN]] : []),
+      ['/usr/bin/chromium'],
+      ['/usr/bin/chromium-browser'],
+    ],
   },
   zsh: { debian: 'zsh', for: "dashctl's zsh completion script runs in zsh", candidates: () => onPath('zsh') },
   fish: { debian: 'fish', for: "dashctl's fish completion script runs in fish", candidates: () => onPath('fish') },
@@ -115,7 +123,12 @@ export function requireProgram(id: ProgramId): string {
  */
 export function skipWithoutProgram(ctx: Mocha.Context, ...ids: ProgramId[]): void {
   const missing = ids.filter((id) => !programPath(id));
-  if (missing.length) skipFor(ctx, missing.map((id) => `${id}, Debian package ${PROGRAMS[id].debian}`).join('; '), `Missing programs: ${missing.map(howToGet).join('; ')}.`);
+  if (missing.length)
+    skipFor(
+      ctx,
+      missing.map((id) => `${id}, Debian package ${PROGRAMS[id].debian}`).join('; '),
+      `Missing programs: ${missing.map(howToGet).join('; ')}.`,
+    );
 }
 
 /**

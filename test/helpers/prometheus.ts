@@ -61,7 +61,9 @@ async function ok(url: string, init?: RequestInit): Promise<Response | undefined
  * every 1 s, plus `scrape` targets) and temporary storage. Resolves once `/-/ready` answers 200 and the `up` series has two
  * samples; tries another port if the chosen one was taken in the meantime.
  */
-export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job: string; target: string }[] } = {}): Promise<RunningPrometheus> {
+export async function startPrometheus(
+  opts: { timeoutMs?: number; scrape?: { job: string; target: string }[] } = {},
+): Promise<RunningPrometheus> {
   const bin = prometheusBinary();
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let lastError = '';
@@ -73,7 +75,13 @@ export async function startPrometheus(opts: { timeoutMs?: number; scrape?: { job
     writeFileSync(config, prometheusConfig(port, opts.scrape ?? []));
     const child = spawn(
       bin,
-      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir.path, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=1h', '--log.level=warn'],
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir.path, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=1h',
+        '--log.level=warn',
+      ],
       { cwd: dir.path, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -21,7 +21,11 @@ export interface ProvisioningServer {
 }
 
 /** Starts `dashplane --config FILE` (a child process, its log captured) over a fresh data directory. */
-export async function startProvisioningServer(config: Record<string, unknown>, env: Record<string, string> = {}, dataDir?: string): Promise<ProvisioningServer> {
+export async function startProvisioningServer(
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+  dataDir?: string,
+): Promise<ProvisioningServer> {
   const dir = tempDir('dashplane-prov-');
   const file = join(dir.path, 'config.yaml');
   writeFileSync(file, stringify(config));
@@ -51,7 +55,13 @@ export async function sources(s: Pick<ProvisioningServer, 'api'>, headers: Recor
 }
 
 /** Source `i` once `pred` holds for it. */
-export async function sourceWhen(s: Pick<ProvisioningServer, 'api'>, what: string, pred: (st: SourceStatus) => boolean, i = 0, headers: Record<string, string> = {}): Promise<SourceStatus> {
+export async function sourceWhen(
+  s: Pick<ProvisioningServer, 'api'>,
+  what: string,
+  pred: (st: SourceStatus) => boolean,
+  i = 0,
+  headers: Record<string, string> = {},
+): Promise<SourceStatus> {
   let found: SourceStatus | undefined;
   await waitFor(
     `${what} (source ${i}; last: ${JSON.stringify(found)})`,
@@ -73,7 +83,13 @@ export function firstPass(s: Pick<ProvisioningServer, 'api'>, i = 0, headers: Re
  * Waits until source `i` has completed `more` passes after now (2 by default: the pass under way
  * may have read its files before a change made just now; the next one read them after).
  */
-export async function passes(s: Pick<ProvisioningServer, 'api'>, more = 2, i = 0, headers: Record<string, string> = {}, timeoutMs = 20_000): Promise<SourceStatus> {
+export async function passes(
+  s: Pick<ProvisioningServer, 'api'>,
+  more = 2,
+  i = 0,
+  headers: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<SourceStatus> {
   const from = (await sources(s, headers))[i].passes;
   let last: SourceStatus | undefined;
   await waitFor(
@@ -96,7 +112,11 @@ export function writeResources(dir: string, file: string, resources: unknown[]):
 
 export const project = (name: string) => ({ kind: 'Project', metadata: { name }, spec: { display: { name } } });
 
-export const role = (project: string, name: string) => ({ kind: 'Role', metadata: { name, project }, spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] } });
+export const role = (project: string, name: string) => ({
+  kind: 'Role',
+  metadata: { name, project },
+  spec: { permissions: [{ actions: ['read'], scopes: ['Dashboard'] }] },
+});
 
 export const dashboard = (project: string, name: string, title: string) => ({
   kind: 'Dashboard',

@@ -23,7 +23,8 @@ export async function searchIndexProblems(path: string, kinds: readonly string[]
       for (const [key, value] of await db.iterator({ gte: `o${SEP}${kind}${SEP}`, lt: `o${SEP}${kind}${SEP}${TOP}` }).all()) {
         const doc = key.slice(2);
         objects.add(doc);
-        if (records.get(`y${SEP}${doc}`) !== recordOf(JSON.parse(value) as Envelope)) problems.push(`${doc}: its search record is not what its text gives`);
+        if (records.get(`y${SEP}${doc}`) !== recordOf(JSON.parse(value) as Envelope))
+          problems.push(`${doc}: its search record is not what its text gives`);
       }
     }
     const listed = new Set<string>();

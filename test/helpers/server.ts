@@ -43,7 +43,13 @@ export async function readResponse(res: Response): Promise<ApiResponse> {
 }
 
 /** A request to `base + path`, with `body` sent as JSON when given. */
-export async function callJson(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function callJson(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   return readResponse(
     await fetch(base + path, {
       method,
@@ -54,7 +60,9 @@ export async function callJson(base: string, method: string, path: string, body?
 }
 
 /** Starts a server; `env` entries become configuration (DASHPLANE_*), `configFile` is a YAML file. */
-export async function startTestServer(opts: { env?: Record<string, string>; configFile?: string; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { env?: Record<string, string>; configFile?: string; dataDir?: string } = {},
+): Promise<TestServer> {
   const dir = opts.dataDir ? undefined : tempDir();
   const dataDir = opts.dataDir ?? dir!.path;
   const { config } = loadConfig({
@@ -71,7 +79,12 @@ export async function startTestServer(opts: { env?: Record<string, string>; conf
     dataDir,
     raw,
     api: (method, path, body, headers = {}) =>
-      raw(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? headers : { 'content-type': 'application/json', ...headers }),
+      raw(
+        method,
+        path,
+        body === undefined ? undefined : JSON.stringify(body),
+        body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      ),
     stop: async () => {
       await server.close();
       dir?.remove();

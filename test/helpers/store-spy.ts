@@ -7,7 +7,10 @@ import type { Store } from '../../src/storage/store.js';
 export function spyOn<K extends keyof Store>(
   store: Store,
   name: K,
-  call: (original: Store[K], ...args: Parameters<Extract<Store[K], (...a: never[]) => unknown>>) => ReturnType<Extract<Store[K], (...a: never[]) => unknown>>,
+  call: (
+    original: Store[K],
+    ...args: Parameters<Extract<Store[K], (...a: never[]) => unknown>>
+  ) => ReturnType<Extract<Store[K], (...a: never[]) => unknown>>,
 ): Store {
   return new Proxy(store, {
     get(target, prop) {

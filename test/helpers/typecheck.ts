@@ -14,7 +14,10 @@ export function sdkProject(dir: string, pkg = PACKAGE_ROOT): void {
   writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
   writeFileSync(
     join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: [] }, include: ['*.ts'] }),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: [] },
+      include: ['*.ts'],
+    }),
   );
 }
 

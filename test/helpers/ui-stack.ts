@@ -54,7 +54,10 @@ export async function startUiStack(opts: { auth: boolean }): Promise<UiStack> {
         metadata: { name: 'prometheus-datasource', project: name },
         // scrapeInterval 1s (Prometheus here scrapes every second): Perses' minimum step, so the
         // newest step of a short range holds samples right after Prometheus starts
-        spec: { default: true, plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } } },
+        spec: {
+          default: true,
+          plugin: { kind: 'PrometheusDatasource', spec: { scrapeInterval: '1s', proxy: { kind: 'HTTPProxy', spec: { url: prom.url } } } },
+        },
       });
     },
     async demo(project) {

@@ -6,7 +6,10 @@ import { createRequire } from 'node:module';
  * range query is `POST /api/v1/query_range` with a form body.
  */
 const client = createRequire(import.meta.url)('@perses-dev/prometheus-plugin/lib/cjs/model/prometheus-client.js') as {
-  rangeQuery(params: Record<string, unknown>, o: { datasourceUrl: string; headers: Record<string, string> }): Promise<{ status: string; data: unknown; rawResponse: Response }>;
+  rangeQuery(
+    params: Record<string, unknown>,
+    o: { datasourceUrl: string; headers: Record<string, string> },
+  ): Promise<{ status: string; data: unknown; rawResponse: Response }>;
 };
 
 /** A range query as a viewer's browser sends it, and what it got back. */
@@ -18,7 +21,11 @@ export interface ViewerQuery {
 }
 
 /** Sends one range query the way a Perses panel does; resolves with the answer and its X-Dashplane-Cache. */
-export async function panelQuery(datasourceUrl: string, headers: Record<string, string>, q: ViewerQuery): Promise<{ body: { status: string; data: unknown }; cache: string | null }> {
+export async function panelQuery(
+  datasourceUrl: string,
+  headers: Record<string, string>,
+  q: ViewerQuery,
+): Promise<{ body: { status: string; data: unknown }; cache: string | null }> {
   const r = await client.rangeQuery({ query: q.query, start: q.start, end: q.end, step: q.step }, { datasourceUrl, headers });
   return { body: { status: r.status, data: r.data }, cache: r.rawResponse.headers.get('x-dashplane-cache') };
 }
@@ -40,7 +47,10 @@ const DEMO_VARIABLES: Record<string, string> = { job: 'node', instance: '.+', in
  * The panel queries of a Perses dashboard (`spec.panels[].spec.queries[]`), its variables replaced
  * by `variables` (by default those of the Demo dashboard the UI tests draw), in panel order.
  */
-export function panelQueries(dashboard: { spec: { panels: Record<string, { spec: { queries?: { spec: { plugin: { spec: { query?: string } } } }[] } }> } }, variables = DEMO_VARIABLES): string[] {
+export function panelQueries(
+  dashboard: { spec: { panels: Record<string, { spec: { queries?: { spec: { plugin: { spec: { query?: string } } } }[] } }> } },
+  variables = DEMO_VARIABLES,
+): string[] {
   const out: string[] = [];
   for (const panel of Object.values(dashboard.spec.panels)) {
     for (const q of panel.spec.queries ?? []) {

@@ -4,7 +4,14 @@ import { waitFor } from './wait.js';
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   revision: number;
-  object?: { kind: string; metadata: { name: string; project?: string; version: number; updatedAt: string }; spec: any; code?: number; reason?: string; message?: string };
+  object?: {
+    kind: string;
+    metadata: { name: string; project?: string; version: number; updatedAt: string };
+    spec: any;
+    code?: number;
+    reason?: string;
+    message?: string;
+  };
 }
 
 /**

@@ -42,7 +42,13 @@ export function App() {
   const config = useQuery(['config'], getConfig, { staleTime: Infinity });
   const authOn = config.data?.security?.enable_auth === true;
   // no session in sight: no call (its 401 would be a console error), straight to sign in
-  const me = useQuery(['whoami'], whoami, { enabled: authOn && maybeSignedIn(), retry: false, staleTime: Infinity, onSuccess: () => rememberSignIn(true), onError: () => rememberSignIn(false) });
+  const me = useQuery(['whoami'], whoami, {
+    enabled: authOn && maybeSignedIn(),
+    retry: false,
+    staleTime: Infinity,
+    onSuccess: () => rememberSignIn(true),
+    onError: () => rememberSignIn(false),
+  });
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
@@ -152,7 +158,14 @@ function Layout({ config, user, children }: { config: PublicConfig; user?: strin
             Explore
           </Button>
           <AdminLink />
-          <Button color="inherit" size="small" startIcon={<Magnify />} onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K" sx={{ textTransform: 'none' }}>
+          <Button
+            color="inherit"
+            size="small"
+            startIcon={<Magnify />}
+            onClick={() => setSearching(true)}
+            aria-keyshortcuts="Control+K Meta+K"
+            sx={{ textTransform: 'none' }}
+          >
             Search
             <Box component="kbd" sx={{ ml: 1, px: 0.5, border: 1, borderRadius: 0.5, fontSize: 11 }}>
               {searchShortcutLabel()}

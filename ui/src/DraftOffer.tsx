@@ -19,7 +19,12 @@ export interface DraftState<T> {
  * loaded or last saved), and offers the draft kept under `key` earlier, once per key. No key: an
  * editor that is closed keeps nothing.
  */
-export function useDraft<T>(key: string | undefined, value: T | undefined, baseline: T | undefined, version: number | undefined): DraftState<T> {
+export function useDraft<T>(
+  key: string | undefined,
+  value: T | undefined,
+  baseline: T | undefined,
+  version: number | undefined,
+): DraftState<T> {
   const { user } = useSession();
   const [offer, setOffer] = useState<{ key: string; draft?: Draft<T> | undefined }>();
   useEffect(() => {
@@ -39,7 +44,17 @@ export function useDraft<T>(key: string | undefined, value: T | undefined, basel
 }
 
 /** The offer of a kept draft, with Restore and Discard (Discard forgets it). */
-export function DraftOfferAlert<T>({ state, current, onRestore, detail }: { state: DraftState<T>; current?: number | undefined; onRestore(draft: Draft<T>): void; detail?: string }) {
+export function DraftOfferAlert<T>({
+  state,
+  current,
+  onRestore,
+  detail,
+}: {
+  state: DraftState<T>;
+  current?: number | undefined;
+  onRestore(draft: Draft<T>): void;
+  detail?: string;
+}) {
   const { offer } = state;
   if (!offer) return null;
   return (

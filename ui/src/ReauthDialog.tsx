@@ -44,7 +44,8 @@ export function ReauthDialog({ open, config, user, onDone }: ReauthDialogProps) 
       <Stack component="form" onSubmit={submit}>
         <DialogContent>
           <DialogContentText sx={{ mb: 2 }}>
-            Sign in again to carry on: this page stays as it is, with your unsaved changes, and what it was sending (a save) goes on once you are signed in.
+            Sign in again to carry on: this page stays as it is, with your unsaved changes, and what it was sending (a save) goes on once
+            you are signed in.
           </DialogContentText>
           {error && (
             <Alert severity="error" sx={{ mb: 2 }} data-testid="reauth-error">
@@ -55,7 +56,16 @@ export function ReauthDialog({ open, config, user, onDone }: ReauthDialogProps) 
             {native && user && (
               <>
                 <TextField label="User name" size="small" value={user} InputProps={{ readOnly: true }} autoComplete="username" />
-                <TextField label="Password" type="password" size="small" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" required autoFocus />
+                <TextField
+                  label="Password"
+                  type="password"
+                  size="small"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                  autoComplete="current-password"
+                  required
+                  autoFocus
+                />
               </>
             )}
             {external.map((p) => (

@@ -42,13 +42,25 @@ export function ThemeToggle() {
   return (
     <>
       <Tooltip title={`Colour scheme: ${CHOICES.find((c) => c.value === preference)!.label.toLowerCase()}`}>
-        <IconButton color="inherit" aria-label="Colour scheme" aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)} data-mode={mode}>
+        <IconButton
+          color="inherit"
+          aria-label="Colour scheme"
+          aria-haspopup="menu"
+          onClick={(e) => setAnchor(e.currentTarget)}
+          data-mode={mode}
+        >
           {preference === 'system' ? <ThemeLightDark /> : mode === 'dark' ? <WeatherNight /> : <WeatherSunny />}
         </IconButton>
       </Tooltip>
       <Menu anchorEl={anchor} open={anchor !== null} onClose={() => setAnchor(null)}>
         {CHOICES.map((c) => (
-          <MenuItem key={c.value} onClick={() => choose(c.value)} selected={c.value === preference} role="menuitemradio" aria-checked={c.value === preference}>
+          <MenuItem
+            key={c.value}
+            onClick={() => choose(c.value)}
+            selected={c.value === preference}
+            role="menuitemradio"
+            aria-checked={c.value === preference}
+          >
             <ListItemIcon>{c.value === preference ? <Check /> : null}</ListItemIcon>
             <ListItemText>{c.label}</ListItemText>
           </MenuItem>

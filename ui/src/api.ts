@@ -95,7 +95,12 @@ export async function call(method: string, url: string, body?: unknown, headers:
     (await fetch(url, {
       method,
       credentials: 'same-origin',
-      headers: { Accept: 'application/json', ...WRITE_HEADERS, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      headers: {
+        Accept: 'application/json',
+        ...WRITE_HEADERS,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }));
   if (!res.ok) throw await toError(res);
@@ -134,7 +139,11 @@ export interface ExternalProvider {
 export function signInOptions(config: PublicConfig): { native: boolean; external: ExternalProvider[] } {
   const providers = config.security?.authentication?.providers;
   const external = (kind: 'oidc' | 'oauth') =>
-    (providers?.[kind] ?? []).map((p) => ({ ...p, kind, login: (redirect: string) => `/api/auth/providers/${kind}/${enc(p.slug_id)}/login?redirect=${enc(redirect)}` }));
+    (providers?.[kind] ?? []).map((p) => ({
+      ...p,
+      kind,
+      login: (redirect: string) => `/api/auth/providers/${kind}/${enc(p.slug_id)}/login?redirect=${enc(redirect)}`,
+    }));
   return { native: providers?.enable_native !== false, external: [...external('oidc'), ...external('oauth')] };
 }
 export const whoami = () => getJson<Resource>('/api/v1/user/whoami');
@@ -169,7 +178,14 @@ export async function getResource<T = Resource>(plural: string, project: string 
 }
 
 /** PUT with If-Match: 412 (ApiError status 412) when someone else saved first. */
-export async function putResource<T = Resource>(plural: string, project: string | undefined, name: string, body: unknown, etag?: string, dryRun = false): Promise<Versioned<T>> {
+export async function putResource<T = Resource>(
+  plural: string,
+  project: string | undefined,
+  name: string,
+  body: unknown,
+  etag?: string,
+  dryRun = false,
+): Promise<Versioned<T>> {
   const url = resourcePath(plural, project, name) + (dryRun ? '?dryRun=true' : '');
   const res = await call('PUT', url, body, etag ? { 'If-Match': etag } : {});
   const object = (await res.json()) as T & Resource;
@@ -184,12 +200,15 @@ export interface VersionEntry {
   manager?: string;
 }
 
-export const listVersions = (plural: string, project: string | undefined, name: string) => getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
+export const listVersions = (plural: string, project: string | undefined, name: string) =>
+  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/versions`);
 
 /** The latest write of each field manager, newest first: the first one wrote the current version. */
-export const listManagers = (plural: string, project: string | undefined, name: string) => getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
+export const listManagers = (plural: string, project: string | undefined, name: string) =>
+  getJson<VersionEntry[]>(`${resourcePath(plural, project, name)}/managers`);
 
-export const getVersion = (plural: string, project: string | undefined, name: string, version: number) => getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
+export const getVersion = (plural: string, project: string | undefined, name: string, version: number) =>
+  getJson<Resource>(`${resourcePath(plural, project, name)}/versions/${version}`);
 
 export async function restoreVersion(plural: string, project: string | undefined, name: string, version: number): Promise<Resource> {
   return (await call('POST', `${resourcePath(plural, project, name)}/versions/${version}/restore`)).json() as Promise<Resource>;
@@ -222,7 +241,11 @@ export async function deleteResource(plural: string, project: string | undefined
 
 /** A copy of an object for a new name (and project): server metadata dropped. */
 export function copyOf(r: Resource, name: string, project?: string): Resource {
-  return { kind: r.kind, metadata: { name, ...(project ? { project } : {}), ...(r.metadata.tags ? { tags: r.metadata.tags } : {}) }, spec: structuredClone(r.spec) };
+  return {
+    kind: r.kind,
+    metadata: { name, ...(project ? { project } : {}), ...(r.metadata.tags ? { tags: r.metadata.tags } : {}) },
+    spec: structuredClone(r.spec),
+  };
 }
 
 /** One element of a migration report (see the server's src/migrate/report.ts). */
@@ -252,7 +275,13 @@ export interface MigrationReport {
 }
 
 /** POST /api/migrate?report=true: a Grafana dashboard as a Perses one, with the report. Nothing is stored. */
-export async function migrateGrafana(grafanaDashboard: unknown, params: { project?: string; datasource?: string; name?: string }): Promise<{ dashboard: Resource; report: MigrationReport }> {
+export async function migrateGrafana(
+  grafanaDashboard: unknown,
+  params: { project?: string; datasource?: string; name?: string },
+): Promise<{ dashboard: Resource; report: MigrationReport }> {
   const qs = new URLSearchParams({ report: 'true', ...Object.fromEntries(Object.entries(params).filter(([, v]) => v)) }).toString();
-  return (await call('POST', `/api/migrate?${qs}`, { grafanaDashboard })).json() as Promise<{ dashboard: Resource; report: MigrationReport }>;
+  return (await call('POST', `/api/migrate?${qs}`, { grafanaDashboard })).json() as Promise<{
+    dashboard: Resource;
+    report: MigrationReport;
+  }>;
 }

@@ -8,5 +8,8 @@ import type { Resource } from './api';
  * as a change and the UI and `dashctl diff` agree.
  */
 export function canonicalLines(r: Resource): string[] {
-  return stringify(canonical(withoutServerFields(r as unknown as Record<string, unknown>)), { lineWidth: 0, aliasDuplicateObjects: false }).split('\n');
+  return stringify(canonical(withoutServerFields(r as unknown as Record<string, unknown>)), {
+    lineWidth: 0,
+    aliasDuplicateObjects: false,
+  }).split('\n');
 }

@@ -36,9 +36,11 @@ export class CachingDatasourceApi implements DatasourceApi {
     return `/proxy/globaldatasources/${enc(name)}`;
   };
 
-  getDatasource = async (project: string, selector: DatasourceSelector): Promise<DatasourceResource | undefined> => pick(await this.projectDatasources(project), selector);
+  getDatasource = async (project: string, selector: DatasourceSelector): Promise<DatasourceResource | undefined> =>
+    pick(await this.projectDatasources(project), selector);
 
-  getGlobalDatasource = async (selector: DatasourceSelector): Promise<GlobalDatasourceResource | undefined> => pick(await this.globalDatasources(), selector);
+  getGlobalDatasource = async (selector: DatasourceSelector): Promise<GlobalDatasourceResource | undefined> =>
+    pick(await this.globalDatasources(), selector);
 
   listDatasources = async (project: string, pluginKind?: string): Promise<DatasourceResource[]> =>
     (await this.projectDatasources(project)).filter((d) => pluginKind === undefined || d.spec.plugin.kind === pluginKind);
@@ -86,7 +88,12 @@ export function useDatasourceApi(scope = ''): CachingDatasourceApi | undefined {
 /** The datasource a selector picks in one scope's list (src/lib/datasource-refs.ts: Perses' rules). */
 function pick<T extends AnyDatasource>(all: T[], selector: DatasourceSelector): T | undefined {
   return pickDatasource(
-    all.map((resource) => ({ name: resource.metadata.name, kind: resource.spec.plugin.kind, isDefault: resource.spec.default === true, resource })),
+    all.map((resource) => ({
+      name: resource.metadata.name,
+      kind: resource.spec.plugin.kind,
+      isDefault: resource.spec.default === true,
+      resource,
+    })),
     selector,
   )?.resource;
 }

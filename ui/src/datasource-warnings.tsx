@@ -3,7 +3,10 @@ import type { ErrorDetail, Resource } from './api';
 
 /** "Panel “CPU”", "Variable “job”" or the path itself: what a warning's path points at, in a dashboard. */
 function subject(dashboard: Resource, path: string): string {
-  const spec = dashboard.spec as { panels?: Record<string, { spec?: { display?: { name?: string } } }>; variables?: { spec?: { name?: string } }[] };
+  const spec = dashboard.spec as {
+    panels?: Record<string, { spec?: { display?: { name?: string } } }>;
+    variables?: { spec?: { name?: string } }[];
+  };
   const panel = /^spec\.panels(?:\.([\w$-]+)|\["((?:[^"\\]|\\.)*)"\])/.exec(path);
   if (panel) {
     const key = panel[1] ?? JSON.parse(`"${panel[2]}"`);
@@ -22,7 +25,8 @@ export function DatasourceWarnings({ dashboard, warnings, project }: { dashboard
   if (!warnings.length) return null;
   return (
     <Alert severity="warning" data-testid="missing-datasources">
-      {warnings.length === 1 ? 'One query asks' : `${warnings.length} queries ask`} for a datasource that {project} will not have once this is saved:
+      {warnings.length === 1 ? 'One query asks' : `${warnings.length} queries ask`} for a datasource that {project} will not have once this
+      is saved:
       <ul style={{ margin: '4px 0 0', paddingLeft: 20 }}>
         {warnings.map((w) => (
           <li key={w.path} data-testid="missing-datasource" data-path={w.path}>

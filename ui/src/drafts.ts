@@ -21,7 +21,10 @@ export function draftKey(editor: string, kind: string, project: string | undefin
 
 export function keepDraft<T>(key: string, value: T, version: number, user: string | undefined): void {
   try {
-    sessionStorage.setItem(key, JSON.stringify({ value, version, savedAt: new Date().toISOString(), ...(user ? { user } : {}) } satisfies Draft<T>));
+    sessionStorage.setItem(
+      key,
+      JSON.stringify({ value, version, savedAt: new Date().toISOString(), ...(user ? { user } : {}) } satisfies Draft<T>),
+    );
   } catch {
     // storage full or disabled: the edit lives in the page only
   }

@@ -74,7 +74,10 @@ export function installFetchRefresh(): void {
     const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
     if (!sameOriginApi(url)) return originalFetch(input, init);
     if (rememberedSignIn() && !accessTokenFresh() && !(await refreshOnce(originalFetch)) && !(await sessionEnded())) {
-      return new Response(JSON.stringify({ message: 'the session ended: sign in again', reason: 'Unauthorized' }), { status: 401, headers: { 'Content-Type': 'application/json' } });
+      return new Response(JSON.stringify({ message: 'the session ended: sign in again', reason: 'Unauthorized' }), {
+        status: 401,
+        headers: { 'Content-Type': 'application/json' },
+      });
     }
     const retryable = input instanceof Request ? input.clone() : input;
     const res = await originalFetch(input, init);

@@ -82,7 +82,8 @@ export function jsonErrorText(text: string, e: unknown): string {
   const before = text.slice(0, fault.at);
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');
-  const what = fault.found === '' ? 'it ends before the JSON does (a {, [ or " is not closed)' : `unexpected ${JSON.stringify(fault.found)}`;
+  const what =
+    fault.found === '' ? 'it ends before the JSON does (a {, [ or " is not closed)' : `unexpected ${JSON.stringify(fault.found)}`;
   return `${what} at line ${line}, column ${column}`;
 }
 

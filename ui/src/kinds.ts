@@ -43,7 +43,10 @@ const datasourceColumns = [
   { label: 'Default', cell: (r: Resource) => ((r.spec as { default?: boolean }).default ? 'default' : '') },
 ];
 const emptyDashboard = () => ({ display: { name: '' }, duration: '1h', panels: {}, layouts: [] });
-const prometheus = () => ({ default: false, plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } } });
+const prometheus = () => ({
+  default: false,
+  plugin: { kind: 'PrometheusDatasource', spec: { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } },
+});
 const textVariable = () => ({ kind: 'TextVariable', spec: { value: '' } });
 const variableSummary = (r: Resource) => {
   const s = r.spec as { kind?: string; spec?: { plugin?: { kind?: string } } };
@@ -68,7 +71,15 @@ const secretSummary = (r: Resource) => {
 };
 
 export const KINDS: KindUi[] = [
-  { kind: 'Project', plural: 'projects', label: 'project', labelPlural: 'projects', scope: 'global', displayPath: display, newSpec: () => ({ display: { name: '' } }) },
+  {
+    kind: 'Project',
+    plural: 'projects',
+    label: 'project',
+    labelPlural: 'projects',
+    scope: 'global',
+    displayPath: display,
+    newSpec: () => ({ display: { name: '' } }),
+  },
   {
     kind: 'Dashboard',
     plural: 'dashboards',
@@ -106,7 +117,16 @@ export const KINDS: KindUi[] = [
     newSpec: () => ({ display: { name: '' }, interval: '5m', items: [] }),
     summary: playlistSummary,
   },
-  { kind: 'Folder', plural: 'folders', label: 'folder', labelPlural: 'folders', scope: 'project', displayPath: display, history: true, newSpec: () => ({ display: { name: '' }, items: [] }) },
+  {
+    kind: 'Folder',
+    plural: 'folders',
+    label: 'folder',
+    labelPlural: 'folders',
+    scope: 'project',
+    displayPath: display,
+    history: true,
+    newSpec: () => ({ display: { name: '' }, items: [] }),
+  },
   {
     kind: 'Datasource',
     plural: 'datasources',
@@ -132,7 +152,15 @@ export const KINDS: KindUi[] = [
     newSpec: textVariable,
     summary: variableSummary,
   },
-  { kind: 'Secret', plural: 'secrets', label: 'secret', labelPlural: 'secrets', scope: 'project', newSpec: () => ({}), summary: secretSummary },
+  {
+    kind: 'Secret',
+    plural: 'secrets',
+    label: 'secret',
+    labelPlural: 'secrets',
+    scope: 'project',
+    newSpec: () => ({}),
+    summary: secretSummary,
+  },
   {
     kind: 'Role',
     plural: 'roles',
@@ -178,7 +206,15 @@ export const KINDS: KindUi[] = [
     newSpec: textVariable,
     summary: variableSummary,
   },
-  { kind: 'GlobalSecret', plural: 'globalsecrets', label: 'global secret', labelPlural: 'global secrets', scope: 'global', newSpec: () => ({}), summary: secretSummary },
+  {
+    kind: 'GlobalSecret',
+    plural: 'globalsecrets',
+    label: 'global secret',
+    labelPlural: 'global secrets',
+    scope: 'global',
+    newSpec: () => ({}),
+    summary: secretSummary,
+  },
   {
     kind: 'GlobalRole',
     plural: 'globalroles',
@@ -206,11 +242,28 @@ export const KINDS: KindUi[] = [
     labelPlural: 'users',
     scope: 'global',
     newSpec: () => ({ nativeProvider: { password: '' } }),
-    summary: (r) => [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined,
+    summary: (r) =>
+      [(r.spec as { firstName?: string }).firstName, (r.spec as { lastName?: string }).lastName].filter(Boolean).join(' ') || undefined,
   },
   // Teams and robots have the Access page (groups, service accounts and their tokens).
-  { kind: 'Group', plural: 'groups', label: 'group', labelPlural: 'groups', scope: 'global', elsewhere: '/admin/access', newSpec: () => ({ members: [] }) },
-  { kind: 'ServiceAccount', plural: 'serviceaccounts', label: 'service account', labelPlural: 'service accounts', scope: 'project', elsewhere: '/admin/access', newSpec: () => ({}) },
+  {
+    kind: 'Group',
+    plural: 'groups',
+    label: 'group',
+    labelPlural: 'groups',
+    scope: 'global',
+    elsewhere: '/admin/access',
+    newSpec: () => ({ members: [] }),
+  },
+  {
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    label: 'service account',
+    labelPlural: 'service accounts',
+    scope: 'project',
+    elsewhere: '/admin/access',
+    newSpec: () => ({}),
+  },
   {
     kind: 'GlobalServiceAccount',
     plural: 'globalserviceaccounts',

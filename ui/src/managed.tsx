@@ -9,7 +9,14 @@ import { timeAgo } from './widgets';
  * applying from Git (its next apply stops on the conflict), and the server's provisioning from
  * folders and Git repositories (it stops updating the object and reports the conflict).
  */
-const WORDING: Record<string, { banner(w: VersionEntry, what: string): string; title: (action: 'save' | 'edit') => string; dialog(w: VersionEntry, what: string, yours: string): string }> = {
+const WORDING: Record<
+  string,
+  {
+    banner(w: VersionEntry, what: string): string;
+    title: (action: 'save' | 'edit') => string;
+    dialog(w: VersionEntry, what: string, yours: string): string;
+  }
+> = {
   dashctl: {
     banner: (w, what) =>
       `Managed from Git by ${w.updatedBy ?? 'someone'} through ${w.manager} (version ${w.version}, ${timeAgo(w.updatedAt)}): a save here will be overwritten by the next forced apply (a plain apply stops on the conflict). Change ${what} in its repository instead.`,
@@ -33,8 +40,16 @@ export const GIT_MANAGERS: ReadonlySet<string> = new Set(Object.keys(WORDING));
  * Who wrote the current version and through what (GET .../managers: the first entry wrote it),
  * when that was a tool that applies from Git; else undefined.
  */
-export function useManagedFromGit(plural: string, project: string | undefined, name: string, version: number | undefined): VersionEntry | undefined {
-  const managers = useQuery(['managers', plural, project ?? '', name, version], () => listManagers(plural, project, name), { enabled: version !== undefined, staleTime: 10_000 });
+export function useManagedFromGit(
+  plural: string,
+  project: string | undefined,
+  name: string,
+  version: number | undefined,
+): VersionEntry | undefined {
+  const managers = useQuery(['managers', plural, project ?? '', name, version], () => listManagers(plural, project, name), {
+    enabled: version !== undefined,
+    staleTime: 10_000,
+  });
   const last = managers.data?.find((m) => m.version === version);
   return last?.manager && GIT_MANAGERS.has(last.manager) ? last : undefined;
 }

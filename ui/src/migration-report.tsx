@@ -51,8 +51,17 @@ export function MigrationReportView({ report }: { report: MigrationReport }) {
         <Chip label={countsText(s.variables, 'variables')} />
         <Chip label={countsText(s.queries, 'queries')} />
         {s.other.total > 0 && <Chip label={countsText(s.other, 'links and annotations')} />}
-        {judged.length > 0 && <Chip color={drawn === judged.length ? 'success' : 'warning'} label={`drawn here: ${drawn} of ${judged.length} panels`} data-testid="report-drawn" />}
-        <FormControlLabel control={<Switch size="small" checked={all} onChange={(e) => setAll(e.target.checked)} />} label="show everything" />
+        {judged.length > 0 && (
+          <Chip
+            color={drawn === judged.length ? 'success' : 'warning'}
+            label={`drawn here: ${drawn} of ${judged.length} panels`}
+            data-testid="report-drawn"
+          />
+        )}
+        <FormControlLabel
+          control={<Switch size="small" checked={all} onChange={(e) => setAll(e.target.checked)} />}
+          label="show everything"
+        />
       </Box>
       {rows.length === 0 ? (
         <Typography sx={{ mt: 1 }} color="text.secondary">

@@ -165,16 +165,29 @@ function mergeLayouts(s: unknown[], n: unknown[], e: unknown[], compact: Compact
     const i = pair[j];
     if (i === undefined) return eg;
     const [sg, ng] = [s[i], n[i]];
-    if (!isObj(sg) || !isObj(ng) || !isObj(eg) || !isObj(sg.spec) || !isObj(ng.spec) || !isObj(eg.spec)) return merge(sg, ng, eg, '.spec.layouts[]', compact);
+    if (!isObj(sg) || !isObj(ng) || !isObj(eg) || !isObj(sg.spec) || !isObj(ng.spec) || !isObj(eg.spec))
+      return merge(sg, ng, eg, '.spec.layouts[]', compact);
     const items = mergeItems(sg.spec.items, ng.spec.items, eg.spec.items, compact);
-    const group = mergeObject({ ...sg, spec: { ...sg.spec, items: [] } }, { ...ng, spec: { ...ng.spec, items: [] } }, { ...eg, spec: { ...eg.spec, items: [] } }, '.spec.layouts[]', compact);
+    const group = mergeObject(
+      { ...sg, spec: { ...sg.spec, items: [] } },
+      { ...ng, spec: { ...ng.spec, items: [] } },
+      { ...eg, spec: { ...eg.spec, items: [] } },
+      '.spec.layouts[]',
+      compact,
+    );
     return { ...group, spec: { ...(group.spec as Obj), items } };
   });
 }
 
 type Item = Obj & { x: number; y: number; width: number; height: number; content: { $ref: string } };
 const isItem = (v: unknown): v is Item =>
-  isObj(v) && typeof v.x === 'number' && typeof v.y === 'number' && typeof v.width === 'number' && typeof v.height === 'number' && isObj(v.content) && typeof v.content.$ref === 'string';
+  isObj(v) &&
+  typeof v.x === 'number' &&
+  typeof v.y === 'number' &&
+  typeof v.width === 'number' &&
+  typeof v.height === 'number' &&
+  isObj(v.content) &&
+  typeof v.content.$ref === 'string';
 const box = (it: Item): GridBox => ({ i: it.content.$ref, x: it.x, y: it.y, w: it.width, h: it.height });
 const samePlace = (a: GridBox | undefined, b: GridBox) => a !== undefined && a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
 const unique = (items: Item[]) => new Set(items.map((it) => it.content.$ref)).size === items.length;
@@ -188,11 +201,14 @@ const unique = (items: Item[]) => new Set(items.map((it) => it.content.$ref)).si
  */
 function mergeItems(s: unknown, n: unknown, e: unknown, compact: Compact): unknown {
   if (!Array.isArray(s) || !Array.isArray(n) || !Array.isArray(e) || s.length !== n.length) return e;
-  if (![s, n, e].every((list) => list.every(isItem) && unique(list as Item[]))) return mergeArray(s, n, e, '.spec.layouts[].spec.items', compact);
+  if (![s, n, e].every((list) => list.every(isItem) && unique(list as Item[])))
+    return mergeArray(s, n, e, '.spec.layouts[].spec.items', compact);
   const [si, ni, ei] = [s as Item[], n as Item[], e as Item[]];
   const stored = new Map(si.map((it) => [it.content.$ref, box(it)]));
   const shown = new Map(compact(si.map(box)).map((b) => [b.i, b]));
-  const moved = new Set(ei.filter((it) => !samePlace(stored.get(it.content.$ref), box(it)) && !samePlace(shown.get(it.content.$ref), box(it))));
+  const moved = new Set(
+    ei.filter((it) => !samePlace(stored.get(it.content.$ref), box(it)) && !samePlace(shown.get(it.content.$ref), box(it))),
+  );
   const place = (shift?: number): GridBox[] =>
     ei.map((it) => {
       if (shift === undefined) return box(it);
@@ -206,7 +222,16 @@ function mergeItems(s: unknown, n: unknown, e: unknown, compact: Compact): unkno
     const b = boxes[k];
     const i = ni.findIndex((x) => x.content.$ref === it.content.$ref);
     // positions compare equal to the loaded ones, then are set: the rest of the item merges as any object
-    const merged = i < 0 ? it : merge(si[i], ni[i], { ...it, x: ni[i].x, y: ni[i].y, width: ni[i].width, height: ni[i].height }, '.spec.layouts[].spec.items[]', compact);
+    const merged =
+      i < 0
+        ? it
+        : merge(
+            si[i],
+            ni[i],
+            { ...it, x: ni[i].x, y: ni[i].y, width: ni[i].width, height: ni[i].height },
+            '.spec.layouts[].spec.items[]',
+            compact,
+          );
     return { ...(merged as Obj), x: b.x, y: b.y, width: b.w, height: b.h };
   });
 }

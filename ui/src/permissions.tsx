@@ -25,7 +25,9 @@ export function useSession(): Session {
 }
 
 function grants(perms: readonly Permission[] | undefined, action: Action, kind: string): boolean {
-  return (perms ?? []).some((p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')));
+  return (perms ?? []).some(
+    (p) => (p.actions.includes(action) || p.actions.includes('*')) && (p.scopes.includes(kind) || p.scopes.includes('*')),
+  );
 }
 
 /** A `can(action, kind, project?)` check with the server's rules (GET /api/v1/users/{me}/permissions). */

@@ -17,7 +17,13 @@ import * as pieChart from '@perses-dev/pie-chart-plugin/package.json';
 import { PieChart } from '@perses-dev/pie-chart-plugin';
 import { dynamicImportPluginLoader, type PluginModuleResource } from '@perses-dev/plugin-system';
 import * as prometheus from '@perses-dev/prometheus-plugin/package.json';
-import { PrometheusDatasource, PrometheusLabelNamesVariable, PrometheusLabelValuesVariable, PrometheusPromQLVariable, PrometheusTimeSeriesQuery } from '@perses-dev/prometheus-plugin';
+import {
+  PrometheusDatasource,
+  PrometheusLabelNamesVariable,
+  PrometheusLabelValuesVariable,
+  PrometheusPromQLVariable,
+  PrometheusTimeSeriesQuery,
+} from '@perses-dev/prometheus-plugin';
 import { withDatasourceVariable } from './perses/datasource-variables';
 import lokiVariables from './perses/loki-variables.module.json';
 import * as pyroscopeDatasource from '@perses-dev/pyroscope-plugin/lib/plugins/pyroscope-datasource';
@@ -79,7 +85,11 @@ interface PackageJson {
  */
 function lazy(pkg: PackageJson, which: { types?: string[]; except?: string[] }, importPlugin: () => Promise<unknown>): Loadable {
   const plugins = pkg.perses.plugins.filter((p) => (which.types ? which.types.includes(p.kind) : true) && !which.except?.includes(p.kind));
-  const resource = { kind: 'PluginModule', metadata: { name: pkg.name, version: pkg.version }, spec: { ...pkg.perses, plugins } } as PluginModuleResource;
+  const resource = {
+    kind: 'PluginModule',
+    metadata: { name: pkg.name, version: pkg.version },
+    spec: { ...pkg.perses, plugins },
+  } as PluginModuleResource;
   return { resource, importPlugin: importPlugin as Loadable['importPlugin'] };
 }
 

@@ -18,5 +18,11 @@ export function useStar(ref: ObjectRef | undefined) {
   const mutation = useMutation((on: boolean) => setStarred(ref!, on), {
     onSuccess: (next: Profile) => queryClient.setQueryData(KEY, next),
   });
-  return { starred, ready: !!ref && profile.isSuccess, toggle: () => mutation.mutate(!starred), busy: mutation.isLoading, error: mutation.error };
+  return {
+    starred,
+    ready: !!ref && profile.isSuccess,
+    toggle: () => mutation.mutate(!starred),
+    busy: mutation.isLoading,
+    error: mutation.error,
+  };
 }

@@ -44,6 +44,9 @@ export function getTheme(mode: PaletteMode): Theme {
   }
   return createTheme(base, {
     palette: { primary: { main: AA.dark.primary }, info: { main: AA.dark.primary } },
-    components: { ...focusRing(AA.dark.primary), MuiButton: { styleOverrides: { containedPrimary: { backgroundColor: AA.dark.contained, color: '#FFFFFF' } } } },
+    components: {
+      ...focusRing(AA.dark.primary),
+      MuiButton: { styleOverrides: { containedPrimary: { backgroundColor: AA.dark.contained, color: '#FFFFFF' } } },
+    },
   });
 }

@@ -22,7 +22,15 @@ export function Loading() {
 }
 
 /** A list query's spinner, its error, or `empty` (the text shown for no items); else `children`. */
-export function ListBody({ query, empty, children }: { query: { isLoading: boolean; error: unknown }; empty?: string | undefined; children: ReactNode }) {
+export function ListBody({
+  query,
+  empty,
+  children,
+}: {
+  query: { isLoading: boolean; error: unknown };
+  empty?: string | undefined;
+  children: ReactNode;
+}) {
   if (query.isLoading) return <Loading />;
   if (query.error) return <ErrorMessage error={query.error} />;
   if (empty !== undefined) {
@@ -84,7 +92,17 @@ export function PageHeader({ crumbs, actions }: { crumbs: Crumb[]; actions?: Rea
 }
 
 export function SearchField({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
-  return <TextField size="small" type="search" label={label} value={value} onChange={(e) => onChange(e.target.value)} sx={{ minWidth: 280 }} inputProps={{ 'aria-label': label }} />;
+  return (
+    <TextField
+      size="small"
+      type="search"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      sx={{ minWidth: 280 }}
+      inputProps={{ 'aria-label': label }}
+    />
+  );
 }
 
 /** Case-insensitive match of every word of the query against a name, display name or tags. */
@@ -106,7 +124,20 @@ export function timeAgo(iso?: string): string {
 /** Text for screen readers only (e.g. the header of an actions column). */
 export function VisuallyHidden({ children }: { children: ReactNode }) {
   return (
-    <Box component="span" sx={{ border: 0, clip: 'rect(0 0 0 0)', height: '1px', margin: '-1px', overflow: 'hidden', padding: 0, position: 'absolute', whiteSpace: 'nowrap', width: '1px' }}>
+    <Box
+      component="span"
+      sx={{
+        border: 0,
+        clip: 'rect(0 0 0 0)',
+        height: '1px',
+        margin: '-1px',
+        overflow: 'hidden',
+        padding: 0,
+        position: 'absolute',
+        whiteSpace: 'nowrap',
+        width: '1px',
+      }}
+    >
       {children}
     </Box>
   );

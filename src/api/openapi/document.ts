@@ -66,7 +66,9 @@ export function buildOpenApi(o: OpenApiOptions): Json {
       description:
         'Declarative dashboard resources (`kind`, `metadata`, `spec`), wire-compatible with Perses. ' +
         'Generated from the routes this server mounts and the schemas it validates with; docs/api.md in the repository explains the contract. ' +
-        (o.authEnabled ? 'Authentication is on: send `Authorization: Bearer <access token>` (or the session cookies).' : 'Authentication is off on this server: every route is open.'),
+        (o.authEnabled
+          ? 'Authentication is on: send `Authorization: Bearer <access token>` (or the session cookies).'
+          : 'Authentication is off on this server: every route is open.'),
     },
     servers: [{ url: '/' }],
     ...(o.authEnabled ? { security: [{ bearerAuth: [] }, { cookieAuth: [] }] } : {}),
@@ -74,7 +76,12 @@ export function buildOpenApi(o: OpenApiOptions): Json {
     paths: sorted,
     components: {
       schemas: { ...schemaComponents(o.schemasDir), ...EXTRA_SCHEMAS, Error: errorSchema() },
-      responses: { Error: { description: 'An error; its status follows from `reason`', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: {
+        Error: {
+          description: 'An error; its status follows from `reason`',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
       securitySchemes: SECURITY_SCHEMES,
     },
   };
@@ -85,7 +92,13 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
   const d = resource ? o.registry.byName(resource.kind) : undefined;
   const doc = d && resource ? resourceDoc(d, resource.op) : r.config?.doc;
   const operationId = `${method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
-  if (!doc) return { operationId, summary: 'Undocumented route', [UNDOCUMENTED]: true, responses: { default: { $ref: '#/components/responses/Error' } } };
+  if (!doc)
+    return {
+      operationId,
+      summary: 'Undocumented route',
+      [UNDOCUMENTED]: true,
+      responses: { default: { $ref: '#/components/responses/Error' } },
+    };
   const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -93,8 +106,19 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
     description: doc.params?.[name] ?? PARAMS[name] ?? name,
     schema: { type: 'string' },
   }));
-  const query = (doc.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: { type: q.type ?? 'string' } }));
-  const headers = (resource ? requestHeaders(resource.op) : []).map((h) => ({ ...h, in: 'header', required: false, schema: { type: 'string' } }));
+  const query = (doc.query ?? []).map((q) => ({
+    name: q.name,
+    in: 'query',
+    required: q.required ?? false,
+    description: q.description,
+    schema: { type: q.type ?? 'string' },
+  }));
+  const headers = (resource ? requestHeaders(resource.op) : []).map((h) => ({
+    ...h,
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+  }));
   const anonymous = r.config?.anonymous !== undefined && r.config.anonymous !== false;
   const withBody = method !== 'get' && method !== 'delete' && method !== 'options' && method !== 'trace';
   return {
@@ -105,7 +129,10 @@ function operation(o: OpenApiOptions, r: MountedRoute, method: string, path: str
     ...(params.length + query.length + headers.length ? { parameters: [...params, ...query, ...headers] } : {}),
     ...(doc.body && withBody ? { requestBody: requestBody(doc.body) } : {}),
     ...(o.authEnabled && anonymous ? { security: [{}, { bearerAuth: [] }, { cookieAuth: [] }] } : {}),
-    responses: { ...Object.fromEntries(Object.entries(doc.responses).map(([status, res]) => [status, response(res)])), default: { $ref: '#/components/responses/Error' } },
+    responses: {
+      ...Object.fromEntries(Object.entries(doc.responses).map(([status, res]) => [status, response(res)])),
+      default: { $ref: '#/components/responses/Error' },
+    },
   };
 }
 
@@ -113,18 +140,30 @@ const schemaOf = (s: Json | string): Json => (typeof s === 'string' ? { $ref: `#
 
 function requestBody(b: BodyDoc): Json {
   const types = b.types ?? ['application/json', 'application/yaml'];
-  return { description: b.description, required: b.required ?? false, content: Object.fromEntries(types.map((t) => [t, b.schema ? { schema: schemaOf(b.schema) } : {}])) };
+  return {
+    description: b.description,
+    required: b.required ?? false,
+    content: Object.fromEntries(types.map((t) => [t, b.schema ? { schema: schemaOf(b.schema) } : {}])),
+  };
 }
 
 function response(r: ResponseDoc): Json {
-  const headers = r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([n, d]) => [n, { description: d, schema: { type: 'string' } }])) } : {};
+  const headers = r.headers
+    ? { headers: Object.fromEntries(Object.entries(r.headers).map(([n, d]) => [n, { description: d, schema: { type: 'string' } }])) }
+    : {};
   if (!r.schema && !r.type) return { description: r.description, ...headers };
-  return { description: r.description, ...headers, content: { [r.type ?? 'application/json']: r.schema ? { schema: schemaOf(r.schema) } : {} } };
+  return {
+    description: r.description,
+    ...headers,
+    content: { [r.type ?? 'application/json']: r.schema ? { schema: schemaOf(r.schema) } : {} },
+  };
 }
 
 function tags(registry: KindRegistry): Json[] {
   return [
-    ...registry.all().map((d) => ({ name: d.kind, description: `${d.kind} objects (${d.scope === 'global' ? 'global' : 'in a project'}, /${d.plural})` })),
+    ...registry
+      .all()
+      .map((d) => ({ name: d.kind, description: `${d.kind} objects (${d.scope === 'global' ? 'global' : 'in a project'}, /${d.plural})` })),
     { name: 'System', description: 'Configuration, health, plugins, validation, metrics, this document' },
     { name: 'Authentication', description: 'Sign-in, tokens, sessions, the caller' },
     { name: 'Proxy', description: 'Datasource proxy' },
@@ -140,7 +179,10 @@ function errorSchema(): Json {
     properties: {
       message: { type: 'string', description: 'What went wrong and how to fix it' },
       reason: { type: 'string', enum: [...REASONS], description: 'A stable machine word; docs/api.md lists each with its status' },
-      details: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+      details: {
+        type: 'array',
+        items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      },
     },
   };
 }
@@ -157,7 +199,11 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
       expires_in: { type: 'integer' },
     },
   },
-  LoginRequest: { type: 'object', required: ['login', 'password'], properties: { login: { type: 'string' }, password: { type: 'string', writeOnly: true } } },
+  LoginRequest: {
+    type: 'object',
+    required: ['login', 'password'],
+    properties: { login: { type: 'string' }, password: { type: 'string', writeOnly: true } },
+  },
   VersionEntry: {
     type: 'object',
     required: ['version', 'updatedAt', 'updatedBy'],
@@ -182,7 +228,12 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
   ManagerEntry: {
     type: 'object',
     required: ['version', 'updatedAt', 'updatedBy', 'manager'],
-    properties: { version: { type: 'integer' }, updatedAt: { type: 'string', format: 'date-time' }, updatedBy: { type: 'string' }, manager: { type: 'string' } },
+    properties: {
+      version: { type: 'integer' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      updatedBy: { type: 'string' },
+      manager: { type: 'string' },
+    },
   },
   WatchEvent: {
     type: 'object',
@@ -199,5 +250,10 @@ const EXTRA_SCHEMAS: Record<string, Json> = {
 
 const SECURITY_SCHEMES: Json = {
   bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from a login or refresh' },
-  cookieAuth: { type: 'apiKey', in: 'cookie', name: 'jwtSignature', description: 'The session cookies jwtPayload + jwtSignature, as a browser sends them' },
+  cookieAuth: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'jwtSignature',
+    description: 'The session cookies jwtPayload + jwtSignature, as a browser sends them',
+  },
 };

@@ -5,13 +5,19 @@ import type { QueryDoc, RouteDoc } from '../route-doc.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const DRY_RUN: QueryDoc = { name: 'dryRun', type: 'boolean', description: 'Authenticate, authorize and validate, answer as the real call would, store nothing' };
+const DRY_RUN: QueryDoc = {
+  name: 'dryRun',
+  type: 'boolean',
+  description: 'Authenticate, authorize and validate, answer as the real call would, store nothing',
+};
 const ETAG = { ETag: 'The object\'s version, `"<version>"`: send it back as If-Match' };
 const FIELD_MANAGER: QueryDoc = {
   name: 'fieldManager',
   description: `Who makes this write (dashctl, web-ui, a pipeline's name; default api), recorded in the history and .../managers; the ${MANAGER_HEADER} header says the same`,
 };
-const UNCHANGED = { [UNCHANGED_HEADER]: `"true" when the body equals what is stored and ${SKIP_UNCHANGED_HEADER}: true was sent: nothing was written` };
+const UNCHANGED = {
+  [UNCHANGED_HEADER]: `"true" when the body equals what is stored and ${SKIP_UNCHANGED_HEADER}: true was sent: nothing was written`,
+};
 const ERR = (description: string) => ({ description, schema: 'Error' });
 
 /** The query parameters of a list (and of its watch stream). */
@@ -19,12 +25,26 @@ function listQuery(d: KindDescriptor, crossProject: boolean): QueryDoc[] {
   return [
     { name: 'name', description: 'Only objects whose name starts with this prefix' },
     ...(crossProject ? [{ name: 'project', description: 'Only this project' }] : []),
-    ...(d.listFilters ?? []).map((f): QueryDoc => ({ name: f.param, type: f.type, description: `Only objects whose ${f.path} equals this` })),
+    ...(d.listFilters ?? []).map(
+      (f): QueryDoc => ({ name: f.param, type: f.type, description: `Only objects whose ${f.path} equals this` }),
+    ),
     { name: 'metadata_only', type: 'boolean', description: 'Items are `{kind, metadata, spec: {}}`' },
-    { name: 'limit', type: 'integer', description: 'A page of at most this many items (1-10000); a `Link: <...>; rel="next"` header follows while more remain' },
+    {
+      name: 'limit',
+      type: 'integer',
+      description: 'A page of at most this many items (1-10000); a `Link: <...>; rel="next"` header follows while more remain',
+    },
     { name: 'continue', description: 'The token of the next page, from the Link header' },
-    { name: 'watch', type: 'boolean', description: 'Stream changes as newline-delimited JSON events (application/x-ndjson) instead of answering a list' },
-    { name: 'since', type: 'integer', description: 'With watch: replay every change after this revision, then go live (410 when older than the kept event log)' },
+    {
+      name: 'watch',
+      type: 'boolean',
+      description: 'Stream changes as newline-delimited JSON events (application/x-ndjson) instead of answering a list',
+    },
+    {
+      name: 'since',
+      type: 'integer',
+      description: 'With watch: replay every change after this revision, then go live (410 when older than the kept event log)',
+    },
   ];
 }
 
@@ -35,14 +55,23 @@ function listQuery(d: KindDescriptor, crossProject: boolean): QueryDoc[] {
 export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
   const tag = d.kind;
   const masked = d.sensitive?.length ? ` Sensitive fields (${d.sensitive.join(', ')}) are answered as "<secret>".` : '';
-  const body = { description: `A ${d.kind} (JSON or YAML); server-owned metadata (createdAt, updatedAt, version) is ignored`, schema: d.kind, required: true };
+  const body = {
+    description: `A ${d.kind} (JSON or YAML); server-owned metadata (createdAt, updatedAt, version) is ignored`,
+    schema: d.kind,
+    required: true,
+  };
   const one = { description: `The ${d.kind}.${masked}`, schema: d.kind, headers: ETAG };
   switch (op) {
     case 'list':
     case 'listAll':
       return {
         tag,
-        summary: op === 'listAll' ? `Lists ${d.kind} objects across the projects the caller may read` : d.scope === 'project' ? `Lists the ${d.kind} objects of a project` : `Lists ${d.kind} objects`,
+        summary:
+          op === 'listAll'
+            ? `Lists ${d.kind} objects across the projects the caller may read`
+            : d.scope === 'project'
+              ? `Lists the ${d.kind} objects of a project`
+              : `Lists ${d.kind} objects`,
         description: `Sorted by project, then name (byte-wise).${masked}`,
         query: listQuery(d, op === 'listAll'),
         responses: {
@@ -70,8 +99,14 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
         responses: {
           200: { ...one, description: `The stored ${d.kind} (200, as Perses; not 201)` },
           400: ERR('Invalid: every problem with its JSON path (`details`)'),
-          409: ERR(d.anonymousCreateUnless ? 'An object of this name exists, or (a sign-up) a stored binding or group names it' : 'An object of this name exists'),
-          ...(d.anonymousCreateUnless ? { 429: ERR('Too many sign-ups from this client address; `Retry-After` says when to try again') } : {}),
+          409: ERR(
+            d.anonymousCreateUnless
+              ? 'An object of this name exists, or (a sign-up) a stored binding or group names it'
+              : 'An object of this name exists',
+          ),
+          ...(d.anonymousCreateUnless
+            ? { 429: ERR('Too many sign-ups from this client address; `Retry-After` says when to try again') }
+            : {}),
         },
       };
     case 'get':
@@ -80,33 +115,51 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
       return {
         tag,
         summary: `Replaces a ${d.kind} (never creates one)`,
-        description: 'With If-Match, only when the stored version is that one. An empty metadata.name or project is taken from the path; a different one is a 400.',
+        description:
+          'With If-Match, only when the stored version is that one. An empty metadata.name or project is taken from the path; a different one is a 400.',
         query: [DRY_RUN, FIELD_MANAGER],
         body,
-        responses: { 200: { ...one, headers: { ...ETAG, ...UNCHANGED } }, 400: ERR('Invalid'), 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
+        responses: {
+          200: { ...one, headers: { ...ETAG, ...UNCHANGED } },
+          400: ERR('Invalid'),
+          404: ERR('No such object'),
+          412: ERR('If-Match names another version than the stored one'),
+        },
       };
     case 'delete':
       return {
         tag,
         summary: `Deletes a ${d.kind}${d.isProjectScope ? ' and everything in it, in one atomic write' : ''}`,
         query: [DRY_RUN, FIELD_MANAGER],
-        responses: { 204: { description: 'Deleted' }, 404: ERR('No such object'), 412: ERR('If-Match names another version than the stored one') },
+        responses: {
+          204: { description: 'Deleted' },
+          404: ERR('No such object'),
+          412: ERR('If-Match names another version than the stored one'),
+        },
       };
     case 'managers':
       return {
         tag,
         summary: `The field managers that wrote this ${d.kind}: each one's latest write, newest first`,
-        description: 'A write names its manager with the X-Dashplane-Manager header or ?fieldManager= (default api); dashctl sends dashctl, the web UI web-ui.',
+        description:
+          'A write names its manager with the X-Dashplane-Manager header or ?fieldManager= (default api); dashctl sends dashctl, the web UI web-ui.',
         responses: { 200: { description: 'Managers', schema: { type: 'array', items: ref('ManagerEntry') } }, 404: ERR('No such object') },
       };
     case 'versions':
       return {
         tag,
         summary: `The kept earlier versions of a ${d.kind}, newest first`,
-        responses: { 200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } }, 404: ERR('No such object or history') },
+        responses: {
+          200: { description: 'Versions', schema: { type: 'array', items: ref('VersionEntry') } },
+          404: ERR('No such object or history'),
+        },
       };
     case 'version':
-      return { tag, summary: `A ${d.kind} as it was at one version`, responses: { 200: { description: `The ${d.kind} at that version`, schema: d.kind }, 404: ERR('That version is not kept') } };
+      return {
+        tag,
+        summary: `A ${d.kind} as it was at one version`,
+        responses: { 200: { description: `The ${d.kind} at that version`, schema: d.kind }, 404: ERR('That version is not kept') },
+      };
     case 'deleted':
       return {
         tag,
@@ -118,10 +171,15 @@ export function resourceDoc(d: KindDescriptor, op: ResourceOp): RouteDoc {
       return {
         tag,
         summary: `Makes an earlier version of a ${d.kind} the new latest one (also brings back a deleted object)`,
-        description: 'Recorded as made by the field manager restore. With If-Match, only when the object is at that version (a deleted one matches none).',
+        description:
+          'Recorded as made by the field manager restore. With If-Match, only when the object is at that version (a deleted one matches none).',
         query: [DRY_RUN],
         responses: {
-          200: { ...one, headers: { ...ETAG, ...UNCHANGED }, description: `The ${d.kind} as stored now (its version counter still goes up)` },
+          200: {
+            ...one,
+            headers: { ...ETAG, ...UNCHANGED },
+            description: `The ${d.kind} as stored now (its version counter still goes up)`,
+          },
           404: ERR('That version is not kept'),
           412: ERR('If-Match names another version than the stored one'),
         },

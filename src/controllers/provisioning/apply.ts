@@ -27,7 +27,9 @@ export const PROBLEM_TYPES = ['read', 'fetch', 'unsupported', 'duplicate', 'unkn
 export type ProblemType = (typeof PROBLEM_TYPES)[number];
 
 /** What writing one object did, or why it was not written. */
-export type ApplyResult = { outcome: 'created' | 'updated' | 'unchanged' | 'taken-back' | 'raced' } | { outcome: 'problem'; type: ProblemType; message: string };
+export type ApplyResult =
+  | { outcome: 'created' | 'updated' | 'unchanged' | 'taken-back' | 'raced' }
+  | { outcome: 'problem'; type: ProblemType; message: string };
 
 const AS_PROVISIONING = { manager: MANAGER.provisioning } as const;
 

@@ -64,7 +64,22 @@ export class GitCheckout {
       // a clone stopped half-way leaves a directory without .git, or a broken one: start afresh
       await rm(this.dir, { recursive: true, force: true });
       await mkdir(dirname(this.dir), { recursive: true, mode: 0o700 });
-      await this.git(['clone', '--quiet', '--depth', '1', '--single-branch', ...(this.o.ref ? ['--branch', this.o.ref] : []), '--', this.o.url, this.dir], env, signal, dirname(this.dir));
+      await this.git(
+        [
+          'clone',
+          '--quiet',
+          '--depth',
+          '1',
+          '--single-branch',
+          ...(this.o.ref ? ['--branch', this.o.ref] : []),
+          '--',
+          this.o.url,
+          this.dir,
+        ],
+        env,
+        signal,
+        dirname(this.dir),
+      );
     }
     return (await this.git(['rev-parse', 'HEAD'], env, signal)).trim();
   }
@@ -74,22 +89,29 @@ export class GitCheckout {
     const helper = this.o.passwordFile ? ['-c', `credential.helper=${HELPER}`] : [];
     const full = ['-c', 'credential.helper=', ...helper, '-c', 'core.askPass=', ...args];
     return new Promise((resolve, reject) => {
-      execFile('git', full, { cwd, env, timeout: this.o.timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 4 << 20 }, (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
-        if (e.code === 'ENOENT') return reject(new Error('the git program is not installed (or not on PATH); install git'));
-        if (e.name === 'AbortError') return reject(new Error('stopped'));
-        if (e.killed || e.signal === 'SIGKILL') return reject(new Error(`git ${args[0]} took longer than provisioning.git_timeout (${this.o.timeoutMs} ms); stopped`));
-        const said = stderr.trim().split('\n').slice(-3).join(' ').trim();
-        reject(new Error(`git ${args[0]} failed: ${said || e.message}`));
-      });
+      execFile(
+        'git',
+        full,
+        { cwd, env, timeout: this.o.timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 4 << 20 },
+        (err, stdout, stderr) => {
+          if (!err) return resolve(stdout);
+          const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string };
+          if (e.code === 'ENOENT') return reject(new Error('the git program is not installed (or not on PATH); install git'));
+          if (e.name === 'AbortError') return reject(new Error('stopped'));
+          if (e.killed || e.signal === 'SIGKILL')
+            return reject(new Error(`git ${args[0]} took longer than provisioning.git_timeout (${this.o.timeoutMs} ms); stopped`));
+          const said = stderr.trim().split('\n').slice(-3).join(' ').trim();
+          reject(new Error(`git ${args[0]} failed: ${said || e.message}`));
+        },
+      );
     });
   }
 
   /** The environment of git: the server's, without its own settings and secrets, never prompting; the credentials for the helper. */
   private async env(): Promise<NodeJS.ProcessEnv> {
     const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DASHPLANE_') && k !== 'GIT_ASKPASS' && k !== 'SSH_ASKPASS') env[k] = v;
+    for (const [k, v] of Object.entries(process.env))
+      if (!k.startsWith('DASHPLANE_') && k !== 'GIT_ASKPASS' && k !== 'SSH_ASKPASS') env[k] = v;
     env.GIT_TERMINAL_PROMPT = '0';
     env.GIT_SSH_COMMAND ??= 'ssh -o BatchMode=yes';
     env.LC_ALL = 'C';

@@ -82,7 +82,12 @@ export class Provisioner {
     this.applier = new Applier(o);
     const reader = (confine: boolean) => new FolderReader({ parsers: o.parsers, maxBytes: o.maxFileBytes, confine });
     const base = { passes: 0, files: 0, objects: 0, problems: [] };
-    const folders = o.folders.map((folder) => ({ status: { source: folder, type: 'folder' as const, interval: o.interval, ...base }, intervalMs: o.intervalMs, root: folder, reader: reader(false) }));
+    const folders = o.folders.map((folder) => ({
+      status: { source: folder, type: 'folder' as const, interval: o.interval, ...base },
+      intervalMs: o.intervalMs,
+      root: folder,
+      reader: reader(false),
+    }));
     // made at start (and only then): a name nobody can guess, created by this process alone
     if (o.git.length && !o.workDir) this.tempDir = join(tmpdir(), `dashplane-git-${randomBytes(8).toString('hex')}`);
     const workDir = o.workDir ?? this.tempDir!;
@@ -96,9 +101,20 @@ export class Provisioner {
         ...(g.passwordFile ? { passwordFile: g.passwordFile } : {}),
       });
       const source = `git:${g.url}#${g.ref ?? 'HEAD'}${g.path ? `:${g.path}` : ''}`;
-      return { status: { source, type: 'git' as const, interval: g.interval, ...base }, intervalMs: g.intervalMs, root: join(checkout.dir, g.path), reader: reader(true), checkout };
+      return {
+        status: { source, type: 'git' as const, interval: g.interval, ...base },
+        intervalMs: g.intervalMs,
+        root: join(checkout.dir, g.path),
+        reader: reader(true),
+        checkout,
+      };
     });
-    this.sources = [...folders, ...git].map((s, index) => ({ ...s, index, keys: new Set<string>(), status: { ...s.status, writes: { created: 0, updated: 0, takenBack: 0 }, problems: [] } }));
+    this.sources = [...folders, ...git].map((s, index) => ({
+      ...s,
+      index,
+      keys: new Set<string>(),
+      status: { ...s.status, writes: { created: 0, updated: 0, takenBack: 0 }, problems: [] },
+    }));
   }
 
   /** Starts the first pass of every source (in the background) and their timers. */
@@ -106,7 +122,10 @@ export class Provisioner {
     if (!this.sources.length) return;
     if (this.tempDir) mkdirSync(this.tempDir, { mode: 0o700 });
     const folders = this.sources.filter((s) => !s.checkout).length;
-    this.o.log('info', `provisioning from ${folders} folder(s) and ${this.sources.length - folders} Git repositories, as field manager provisioning`);
+    this.o.log(
+      'info',
+      `provisioning from ${folders} folder(s) and ${this.sources.length - folders} Git repositories, as field manager provisioning`,
+    );
     for (const s of this.sources) {
       this.due.add(s);
       if (this.o.watch && !s.checkout) this.watchFolder(s);
@@ -166,9 +185,17 @@ export class Provisioner {
           this.kick();
         }, WATCH_DEBOUNCE_MS).unref();
       });
-      s.watcher.on('error', (e) => this.o.log('warn', `provisioning: ${s.status.source}: no longer watched for changes (${(e as Error).message}); read every ${s.status.interval}`));
+      s.watcher.on('error', (e) =>
+        this.o.log(
+          'warn',
+          `provisioning: ${s.status.source}: no longer watched for changes (${(e as Error).message}); read every ${s.status.interval}`,
+        ),
+      );
     } catch (e) {
-      this.o.log('warn', `provisioning: ${s.status.source}: cannot be watched for changes (${(e as Error).message}); read every ${s.status.interval}`);
+      this.o.log(
+        'warn',
+        `provisioning: ${s.status.source}: cannot be watched for changes (${(e as Error).message}); read every ${s.status.interval}`,
+      );
     }
   }
 
@@ -189,7 +216,13 @@ export class Provisioner {
         }
       }
       const read = await s.reader.read(s.root, () => this.stopped);
-      for (const p of read.problems) problems.get(s)!.push({ type: 'read', ...(p.file ? { file: p.file } : {}), ...(p.line !== undefined ? { line: p.line } : {}), message: p.message });
+      for (const p of read.problems)
+        problems.get(s)!.push({
+          type: 'read',
+          ...(p.file ? { file: p.file } : {}),
+          ...(p.line !== undefined ? { line: p.line } : {}),
+          message: p.message,
+        });
       const mine = read.documents.map((doc) => ({ source: s.index, doc, ...candidateOf(this.o.registry, doc) }));
       s.keys = new Set(mine.flatMap((f) => (f.candidate ? [keyText(f.candidate)] : [])));
       Object.assign(s.status, { files: read.files, objects: read.documents.length });
@@ -207,7 +240,13 @@ export class Provisioner {
         if (r.outcome === 'problem') f.problem = r;
         else if (r.outcome !== 'unchanged' && r.outcome !== 'raced') this.wrote(s, r.outcome);
       }
-      if (f.problem) problems.get(s)!.push({ ...placeFields(f), ...(f.candidate ? { object: f.candidate.label } : {}), type: f.problem.type, message: f.problem.message });
+      if (f.problem)
+        problems.get(s)!.push({
+          ...placeFields(f),
+          ...(f.candidate ? { object: f.candidate.label } : {}),
+          type: f.problem.type,
+          message: f.problem.message,
+        });
     }
     if (this.stopped) return;
     for (const s of batch) this.record(s, problems.get(s)!, started, writesBefore.get(s)!);
@@ -229,12 +268,20 @@ export class Provisioner {
       ['updated', w.updated - writesBefore.updated],
       ['taken back', w.takenBack - writesBefore.takenBack],
     ].filter(([, n]) => n);
-    if (made.length) this.o.log('info', `provisioning: ${s.status.source}${s.status.commit ? ` (commit ${s.status.commit.slice(0, 12)})` : ''}: ${made.map(([what, n]) => `${what} ${n}`).join(', ')}`);
+    if (made.length)
+      this.o.log(
+        'info',
+        `provisioning: ${s.status.source}${s.status.commit ? ` (commit ${s.status.commit.slice(0, 12)})` : ''}: ${made.map(([what, n]) => `${what} ${n}`).join(', ')}`,
+      );
     const before = new Map(s.status.problems.map((p) => [problemKey(p), p]));
     const at = new Date(started).toISOString();
     s.status.problems = now.map((p) => {
       const known = before.get(problemKey({ ...p, since: '' }));
-      if (!known) this.o.log('warn', `provisioning: ${s.status.source}${p.file !== undefined ? ` ${placeOf(p)}` : ''}${p.object ? ` (${p.object})` : ''}: ${p.type}: ${p.message}`);
+      if (!known)
+        this.o.log(
+          'warn',
+          `provisioning: ${s.status.source}${p.file !== undefined ? ` ${placeOf(p)}` : ''}${p.object ? ` (${p.object})` : ''}: ${p.type}: ${p.message}`,
+        );
       return { ...p, since: known?.since ?? at };
     });
     s.status.passes++;
@@ -244,5 +291,9 @@ export class Provisioner {
 }
 
 function placeFields(f: Found): Pick<ProvisioningProblem, 'file' | 'index' | 'line'> {
-  return { file: f.doc.file, ...(f.doc.ofFile > 1 ? { index: f.doc.index } : {}), ...(f.doc.line !== undefined ? { line: f.doc.line } : {}) };
+  return {
+    file: f.doc.file,
+    ...(f.doc.ofFile > 1 ? { index: f.doc.index } : {}),
+    ...(f.doc.line !== undefined ? { line: f.doc.line } : {}),
+  };
 }

@@ -35,7 +35,10 @@ describe('FolderReader', () => {
     const root = join(dir.path, 'configmap');
     mkdirSync(join(root, '..2026_05_04_10_00_00.1'), { recursive: true });
     writeFileSync(join(root, '..2026_05_04_10_00_00.1', 'project.yaml'), 'kind: Project\nmetadata: {name: a}\n');
-    writeFileSync(join(root, '..2026_05_04_10_00_00.1', 'list.json'), '[{"kind": "Project", "metadata": {"name": "b"}}, {"kind": "Project", "metadata": {"name": "c"}}]');
+    writeFileSync(
+      join(root, '..2026_05_04_10_00_00.1', 'list.json'),
+      '[{"kind": "Project", "metadata": {"name": "b"}}, {"kind": "Project", "metadata": {"name": "c"}}]',
+    );
     symlinkSync('..2026_05_04_10_00_00.1', join(root, '..data'));
     symlinkSync('..data/project.yaml', join(root, 'project.yaml'));
     symlinkSync('..data/list.json', join(root, 'list.json'));
@@ -83,6 +86,8 @@ describe('FolderReader', () => {
     expect(parsers.calls, 'b.json only').to.equal(4);
     expect(again.documents.map((d) => (d.value as { metadata: { name: string } }).metadata.name)).to.deep.equal(['a', 'b', 'd']);
     const missing = await reader.read(join(dir.path, 'nope'));
-    expect(missing.problems).to.deep.equal([{ file: '', message: 'the folder cannot be read (ENOENT); create it, or remove it from the configuration' }]);
+    expect(missing.problems).to.deep.equal([
+      { file: '', message: 'the folder cannot be read (ENOENT); create it, or remove it from the configuration' },
+    ]);
   });
 });

@@ -140,7 +140,13 @@ export class FolderReader {
       const cached = this.cache.get(path);
       if (cached?.stamp === stamp) return cached;
       if (st.size > BigInt(this.o.maxBytes)) {
-        return { stamp, documents: [], problems: [{ file: rel, message: `is ${st.size} bytes, more than http.body_limit (${this.o.maxBytes}); split it into smaller files` }] };
+        return {
+          stamp,
+          documents: [],
+          problems: [
+            { file: rel, message: `is ${st.size} bytes, more than http.body_limit (${this.o.maxBytes}); split it into smaller files` },
+          ],
+        };
       }
     } catch (e) {
       return { stamp: '', documents: [], problems: [{ file: rel, message: `cannot be read (${errText(e)})` }] };
@@ -176,8 +182,16 @@ export class FolderReader {
         }
       }
     }
-    const items = values.flatMap(({ value, line }) => (Array.isArray(value) ? value : value === null ? [] : [value]).map((v) => ({ value: v, line })));
-    const documents = items.map((x, index) => ({ file: rel, index, ofFile: items.length, ...(x.line !== undefined ? { line: x.line } : {}), value: x.value }));
+    const items = values.flatMap(({ value, line }) =>
+      (Array.isArray(value) ? value : value === null ? [] : [value]).map((v) => ({ value: v, line })),
+    );
+    const documents = items.map((x, index) => ({
+      file: rel,
+      index,
+      ofFile: items.length,
+      ...(x.line !== undefined ? { line: x.line } : {}),
+      value: x.value,
+    }));
     return { documents, problems };
   }
 }

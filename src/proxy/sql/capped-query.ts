@@ -132,7 +132,11 @@ export class CappedQuery implements Submittable {
     if (this.settled) return;
     this.settled = true;
     this.stopCounting?.();
-    this.resolve({ columns: this.fields.map((f) => ({ name: f.name, type: typeName(f.dataTypeID) })), rows: this.rows, ...(this.cut ? { cut: this.cut } : {}) });
+    this.resolve({
+      columns: this.fields.map((f) => ({ name: f.name, type: typeName(f.dataTypeID) })),
+      rows: this.rows,
+      ...(this.cut ? { cut: this.cut } : {}),
+    });
   }
 
   private fail(e: unknown): void {

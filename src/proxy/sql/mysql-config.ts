@@ -21,7 +21,9 @@ const MYSQL_PROGRAM_NAME = 'dashplane-sql-proxy';
  */
 function mysqlSsl(mode: TlsParam | undefined, tls: UpstreamTls | undefined, plain: boolean): SslOptions | undefined {
   if (tls && mode === 'false') {
-    throw badRequest("the datasource's Secret has a tlsConfig but its params.tls is false: remove params.tls (TLS is then required) or set it to true, skip-verify or preferred");
+    throw badRequest(
+      "the datasource's Secret has a tlsConfig but its params.tls is false: remove params.tls (TLS is then required) or set it to true, skip-verify or preferred",
+    );
   }
   if (mode === 'false' || plain) return undefined;
   const verify = !tls?.insecureSkipVerify && mode !== 'skip-verify' && mode !== 'preferred';
@@ -45,7 +47,14 @@ function mysqlSsl(mode: TlsParam | undefined, tls: UpstreamTls | undefined, plai
  * generated from the server's column names (`disableEval`). Values arrive as the server's text
  * (`typeCast: false`), read by mysql-values.ts.
  */
-export function mysqlConnectionOptions(spec: SQLProxySpec, settings: MysqlSettings, login: SqlLogin, limits: SqlLimits, denied: DeniedNetworks, plain: boolean): ConnectionOptions {
+export function mysqlConnectionOptions(
+  spec: SQLProxySpec,
+  settings: MysqlSettings,
+  login: SqlLogin,
+  limits: SqlLimits,
+  denied: DeniedNetworks,
+  plain: boolean,
+): ConnectionOptions {
   const hp = hostAndPort(spec.host, DEFAULT_PORTS.mysql);
   if (typeof hp === 'string') throw badRequest(`the datasource's proxy.spec.host ${hp}`);
   const ssl = mysqlSsl(settings.tls, login.tls, plain);

@@ -18,7 +18,8 @@ interface ServerError {
   setup?: boolean;
 }
 
-const isServerError = (e: unknown): e is ServerError => typeof (e as ServerError)?.errno === 'number' && typeof (e as ServerError).sqlState === 'string';
+const isServerError = (e: unknown): e is ServerError =>
+  typeof (e as ServerError)?.errno === 'number' && typeof (e as ServerError).sqlState === 'string';
 
 /** Server errors by number: [status reason, what to say before the server's words]. */
 const KNOWN: Readonly<Record<number, (ctx: MysqlErrorContext) => [Reason, string]>> = {
@@ -32,7 +33,10 @@ const KNOWN: Readonly<Record<number, (ctx: MysqlErrorContext) => [Reason, string
   1049: () => ['BadGateway', "the database does not exist; check the datasource's proxy.spec.database"],
   1148: () => ['BadRequest', 'LOCAL INFILE is off in the SQL proxy: it never sends files to the database'],
   1040: () => ['BadGateway', 'the database has too many connections'],
-  1203: () => ['BadGateway', 'the login has too many connections to the database (its max_user_connections); lower proxy.sql.max_connections'],
+  1203: () => [
+    'BadGateway',
+    'the login has too many connections to the database (its max_user_connections); lower proxy.sql.max_connections',
+  ],
 };
 
 /**
@@ -48,7 +52,11 @@ export function mysqlError(e: unknown, ctx: MysqlErrorContext): ApiError {
   if (e instanceof ApiError) return e;
   if (isServerError(e)) {
     const said = `${e.sqlMessage} (error ${e.errno}, SQLSTATE ${e.sqlState})`;
-    if (e.setup) return new ApiError('BadRequest', `the database refused the datasource's ${ctx.block}.params (set as session variables): ${said}; remove or correct the parameter`);
+    if (e.setup)
+      return new ApiError(
+        'BadRequest',
+        `the database refused the datasource's ${ctx.block}.params (set as session variables): ${said}; remove or correct the parameter`,
+      );
     const known = KNOWN[e.errno]?.(ctx);
     if (known) return new ApiError(known[0], `${known[1]}: ${said}`);
     if (e.errno === 1064 && /;[\s\S]*\S/.test(ctx.query.trim().replace(/;+$/, '')))
@@ -59,24 +67,42 @@ export function mysqlError(e: unknown, ctx: MysqlErrorContext): ApiError {
   const err = e as { code?: string; message?: string; syscall?: string };
   // mysql2's answer to a server asking for a client file (LOCAL INFILE): it sends none
   if (!err.code && /LOCAL INFILE/.test(err.message ?? ''))
-    return new ApiError('BadGateway', 'the database asked for a file of the dashplane server (LOCAL INFILE) and got none: the SQL proxy never sends files; is proxy.spec.host the database you trust?');
+    return new ApiError(
+      'BadGateway',
+      'the database asked for a file of the dashplane server (LOCAL INFILE) and got none: the SQL proxy never sends files; is proxy.spec.host the database you trust?',
+    );
   switch (err.code) {
     case 'ETIMEDOUT':
-      if (err.syscall === 'connect') return new ApiError('GatewayTimeout', `no connection to the database within the datasource's ${ctx.block}.timeout (default proxy.timeout)`);
+      if (err.syscall === 'connect')
+        return new ApiError(
+          'GatewayTimeout',
+          `no connection to the database within the datasource's ${ctx.block}.timeout (default proxy.timeout)`,
+        );
       break;
     case 'POOL_TIMEOUT':
-      return new ApiError('GatewayTimeout', `all the datasource's connections (proxy.sql.max_connections) stayed busy for its ${ctx.block}.timeout (default proxy.timeout)`);
+      return new ApiError(
+        'GatewayTimeout',
+        `all the datasource's connections (proxy.sql.max_connections) stayed busy for its ${ctx.block}.timeout (default proxy.timeout)`,
+      );
     case 'POOL_CLOSED':
-      return new ApiError('Unavailable', 'the datasource or its Secret changed while the query waited for a connection; retry', undefined, { 'Retry-After': '1' });
+      return new ApiError('Unavailable', 'the datasource or its Secret changed while the query waited for a connection; retry', undefined, {
+        'Retry-After': '1',
+      });
     case 'HANDSHAKE_NO_SSL_SUPPORT':
       return new ApiError(
         'BadGateway',
         `the database does not offer TLS, which the datasource asks for (TLS is required unless ${ctx.block}.params.tls is false or preferred); enable TLS on the server, or set params.tls`,
       );
     case 'HANDSHAKE_SSL_ERROR':
-      return new ApiError('BadGateway', `the TLS connection to the database failed (${err.message}); check the Secret's tlsConfig (ca, serverName) and ${ctx.block}.params.tls`);
+      return new ApiError(
+        'BadGateway',
+        `the TLS connection to the database failed (${err.message}); check the Secret's tlsConfig (ca, serverName) and ${ctx.block}.params.tls`,
+      );
     case 'AUTH_SWITCH_PLUGIN_ERROR':
-      return new ApiError('BadGateway', `the database asks for a login method the SQL proxy does not use (${err.message}); give the login mysql_native_password or caching_sha2_password`);
+      return new ApiError(
+        'BadGateway',
+        `the database asks for a login method the SQL proxy does not use (${err.message}); give the login mysql_native_password or caching_sha2_password`,
+      );
     case 'PROTOCOL_CONNECTION_LOST':
       return new ApiError('BadGateway', 'the database closed the connection');
   }

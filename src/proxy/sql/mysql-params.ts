@@ -73,17 +73,29 @@ export function mysqlParamProblems(params: Record<string, string>, path: string)
     const at = joinPath(path, name);
     if (name === 'tls') {
       if (!tlsParam(value))
-        out.push({ path: at, message: "must be true, false, skip-verify or preferred (named TLS configurations are not supported: put ca, cert and key in the Secret's tlsConfig)" });
+        out.push({
+          path: at,
+          message:
+            "must be true, false, skip-verify or preferred (named TLS configurations are not supported: put ca, cert and key in the Secret's tlsConfig)",
+        });
     } else if (name === 'maxAllowedPacket') {
       if (!/^\d{1,10}$/.test(value)) out.push({ path: at, message: 'must be a whole number of bytes' });
     } else if (HONOURED.includes(name)) {
       if (parseDuration(value) === undefined) out.push({ path: at, message: 'must be a duration such as "10s", "1m" or "500ms"' });
     } else if (REFUSED[name]) out.push({ path: at, message: `is not allowed: ${REFUSED[name]}` });
     else if (OWN_VARIABLES.includes(name.toLowerCase()))
-      out.push({ path: at, message: 'is set by dashplane for every query (read-only transactions, proxy.sql.statement_timeout, UTC times): remove it' });
+      out.push({
+        path: at,
+        message: 'is set by dashplane for every query (read-only transactions, proxy.sql.statement_timeout, UTC times): remove it',
+      });
     else if (!IGNORED.includes(name)) {
-      if (!NAME_RE.test(name)) out.push({ path: at, message: 'is neither an option of the MySQL driver nor the name of a session variable (letters, digits and _)' });
-      else if (!VALUE_RE.test(value)) out.push({ path: at, message: 'must be a number, a word (ON, OFF, ...) or a string in single quotes, e.g. "\'ANSI_QUOTES\'"' });
+      if (!NAME_RE.test(name))
+        out.push({
+          path: at,
+          message: 'is neither an option of the MySQL driver nor the name of a session variable (letters, digits and _)',
+        });
+      else if (!VALUE_RE.test(value))
+        out.push({ path: at, message: 'must be a number, a word (ON, OFF, ...) or a string in single quotes, e.g. "\'ANSI_QUOTES\'"' });
     }
   }
   return out;
@@ -117,6 +129,7 @@ export function mysqlSettings(o: MySQLOptions = {}): MysqlSettings {
   if (read) out.readTimeoutMs = read;
   if (write) out.writeTimeoutMs = write;
   if (packet) out.maxAllowedPacket = packet;
-  for (const [name, value] of Object.entries(p)) if (!HONOURED.includes(name) && !IGNORED.includes(name) && !REFUSED[name]) out.variables.push([name, value]);
+  for (const [name, value] of Object.entries(p))
+    if (!HONOURED.includes(name) && !IGNORED.includes(name) && !REFUSED[name]) out.variables.push([name, value]);
   return out;
 }

@@ -24,7 +24,10 @@ function connectMysql(options: ConnectionOptions): Promise<Connection> {
 }
 
 /** A connection's socket is gone (closed by either side, or destroyed by a cap). */
-const isClosed = (c: Connection): boolean => Boolean((c as unknown as { stream?: { destroyed?: boolean } }).stream?.destroyed || (c as unknown as { _fatalError?: unknown })._fatalError);
+const isClosed = (c: Connection): boolean =>
+  Boolean(
+    (c as unknown as { stream?: { destroyed?: boolean } }).stream?.destroyed || (c as unknown as { _fatalError?: unknown })._fatalError,
+  );
 
 /** Closes a connection at once (mysql2's destroy only half-closes its socket). */
 function destroyConnection(c: Connection): void {
@@ -42,7 +45,9 @@ async function killQuery(options: ConnectionOptions, threadId: number | null): P
   if (!threadId) return;
   const k = await connectMysql(options).catch(() => undefined);
   if (!k) return;
-  await new Promise<void>((resolve) => k.query({ sql: `KILL QUERY ${Number(threadId)}`, timeout: options.connectTimeout ?? 10_000 }, () => resolve()));
+  await new Promise<void>((resolve) =>
+    k.query({ sql: `KILL QUERY ${Number(threadId)}`, timeout: options.connectTimeout ?? 10_000 }, () => resolve()),
+  );
   destroyConnection(k);
 }
 

@@ -39,11 +39,17 @@ export function sessionSql(serverVersion: string, timeoutMs: number, variables: 
   const at = (a: number, b: number, c = 0) => major > a || (major === a && (minor > b || (minor === b && patch >= c)));
   const readOnly = (mariadb ? at(11, 1) : at(5, 7, 20)) ? 'transaction_read_only' : 'tx_read_only';
   const timeout = mariadb ? `max_statement_time = ${(timeoutMs / 1000).toFixed(3)}` : `max_execution_time = ${Math.ceil(timeoutMs)}`;
-  return ["SET SESSION time_zone = '+00:00'", `SESSION ${readOnly} = 1`, `SESSION ${timeout}`, ...variables.map(([n, v]) => `SESSION ${n} = ${v}`)].join(', ');
+  return [
+    "SET SESSION time_zone = '+00:00'",
+    `SESSION ${readOnly} = 1`,
+    `SESSION ${timeout}`,
+    ...variables.map(([n, v]) => `SESSION ${n} = ${v}`),
+  ].join(', ');
 }
 
 /** Runs a statement without rows; rejects with the server's error. */
-const run = (c: Connection, sql: string) => new Promise<void>((resolve, reject) => c.query(sql, (e: unknown) => (e ? reject(e) : resolve())));
+const run = (c: Connection, sql: string) =>
+  new Promise<void>((resolve, reject) => c.query(sql, (e: unknown) => (e ? reject(e) : resolve())));
 /** COM_RESET_CONNECTION: rolls back, drops temporary tables, releases locks (GET_LOCK), clears user and session variables and prepared statements. */
 const reset = (c: Connection) => new Promise<void>((resolve, reject) => c.reset((e) => (e ? reject(e) : resolve())));
 /** An error of the server about the statement (the connection is still usable), not of the connection. */
@@ -60,7 +66,13 @@ const statementError = (e: unknown) => typeof (e as { sqlState?: unknown }).sqlS
  * connection that failed or was cut by a cap is closed, never reused. The server's refusal of
  * the SET (a variable of `params` it does not know) is marked `setup: true` for mysql-errors.ts.
  */
-export async function readOnlyMysqlQuery(c: PooledClient<MysqlClient>, text: string, limits: SqlLimits, o: MysqlSessionOptions, cut?: QueryCut): Promise<CappedResult> {
+export async function readOnlyMysqlQuery(
+  c: PooledClient<MysqlClient>,
+  text: string,
+  limits: SqlLimits,
+  o: MysqlSessionOptions,
+  cut?: QueryCut,
+): Promise<CappedResult> {
   const conn = c.client.connection;
   const ms = Math.max(1, Math.floor(limits.statementTimeoutMs));
   const socket = (conn as unknown as { stream: { setTimeout(ms: number, cb?: () => void): void; destroy(): void } }).stream;
@@ -79,7 +91,11 @@ export async function readOnlyMysqlQuery(c: PooledClient<MysqlClient>, text: str
   const stopListening = cut?.onAbort(() => stop('cancelled'));
   if (o.silenceMs) socket.setTimeout(o.silenceMs, () => stop('silent'));
   try {
-    const setup = sessionSql((conn as unknown as { _handshakePacket?: { serverVersion?: string } })._handshakePacket?.serverVersion ?? '', ms, o.variables);
+    const setup = sessionSql(
+      (conn as unknown as { _handshakePacket?: { serverVersion?: string } })._handshakePacket?.serverVersion ?? '',
+      ms,
+      o.variables,
+    );
     await run(conn, setup).catch((e) => {
       throw statementError(e) ? Object.assign(e, { setup: true }) : e;
     });
@@ -98,8 +114,16 @@ export async function readOnlyMysqlQuery(c: PooledClient<MysqlClient>, text: str
         () => undefined,
       );
     if (stopped === 'cancelled') throw new ApiError('BadRequest', 'the request was cancelled by the client');
-    if (stopped === 'stalled') throw new ApiError('GatewayTimeout', 'the query ran past proxy.sql.statement_timeout and the database did not stop it: it was stopped with KILL QUERY');
-    if (stopped === 'silent') throw new ApiError('GatewayTimeout', "the database sent nothing within the datasource's readTimeout (or writeTimeout): the query was stopped with KILL QUERY");
+    if (stopped === 'stalled')
+      throw new ApiError(
+        'GatewayTimeout',
+        'the query ran past proxy.sql.statement_timeout and the database did not stop it: it was stopped with KILL QUERY',
+      );
+    if (stopped === 'silent')
+      throw new ApiError(
+        'GatewayTimeout',
+        "the database sent nothing within the datasource's readTimeout (or writeTimeout): the query was stopped with KILL QUERY",
+      );
     throw e;
   } finally {
     clearTimeout(stall);

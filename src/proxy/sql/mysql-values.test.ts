@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { type MysqlColumn, mysqlTypeName, mysqlValue } from './mysql-values.js';
 
 /** A column of protocol type `columnType`; text (utf8mb4, 45) unless `characterSet` says otherwise. */
-const col = (columnType: number, extra: Partial<MysqlColumn> = {}): MysqlColumn => ({ name: 'c', columnType, characterSet: 45, flags: 0, encoding: 'utf8', ...extra });
+const col = (columnType: number, extra: Partial<MysqlColumn> = {}): MysqlColumn => ({
+  name: 'c',
+  columnType,
+  characterSet: 45,
+  flags: 0,
+  encoding: 'utf8',
+  ...extra,
+});
 const BINARY = { characterSet: 63, encoding: 'binary' };
 const v = (c: MysqlColumn, text: string | Buffer | null) => mysqlValue(c, typeof text === 'string' ? Buffer.from(text) : text);
 

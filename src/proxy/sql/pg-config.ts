@@ -19,15 +19,25 @@ import { DEFAULT_PORTS, hostAndPort, type SQLProxySpec, type SslMode } from './s
  */
 function sslOptions(mode: SslMode | undefined, hostname: string, tls: UpstreamTls | undefined): false | ConnectionOptions {
   if (tls && (mode === undefined || mode === 'disable')) {
-    throw badRequest(`the datasource's Secret has a tlsConfig but its postgres.sslMode is ${mode ? 'disable' : 'not set'}: set proxy.spec.postgres.sslMode to require, verify-ca or verify-full`);
+    throw badRequest(
+      `the datasource's Secret has a tlsConfig but its postgres.sslMode is ${mode ? 'disable' : 'not set'}: set proxy.spec.postgres.sslMode to require, verify-ca or verify-full`,
+    );
   }
   const m = mode ?? 'prefer';
   if (m === 'disable') return false;
-  const material: ConnectionOptions = { ...(tls?.ca ? { ca: tls.ca } : {}), ...(tls?.cert ? { cert: tls.cert } : {}), ...(tls?.key ? { key: tls.key } : {}) };
+  const material: ConnectionOptions = {
+    ...(tls?.ca ? { ca: tls.ca } : {}),
+    ...(tls?.cert ? { cert: tls.cert } : {}),
+    ...(tls?.key ? { key: tls.key } : {}),
+  };
   const verify = !tls?.insecureSkipVerify && (m === 'verify-ca' || m === 'verify-full' || (m === 'require' && tls?.ca !== undefined));
   if (!verify) return { ...material, rejectUnauthorized: false };
   const name = tls?.serverName || hostname;
-  return { ...material, rejectUnauthorized: true, checkServerIdentity: m === 'verify-full' ? (_host, cert) => checkServerIdentity(name, cert) : () => undefined };
+  return {
+    ...material,
+    rejectUnauthorized: true,
+    checkServerIdentity: m === 'verify-full' ? (_host, cert) => checkServerIdentity(name, cert) : () => undefined,
+  };
 }
 
 /** pg's `stream` option: sockets whose connections go only to addresses the proxy's denylist allows (pg calls `connect` itself). */
@@ -47,7 +57,13 @@ function pgStream(denied: DeniedNetworks): () => Socket {
  * `default_transaction_read_only`, the statement and idle-in-transaction timeouts; each query
  * also sets them for its own transaction (sql-session.ts).
  */
-export function postgresPoolConfig(spec: SQLProxySpec, login: SqlLogin, limits: SqlLimits, denied: DeniedNetworks, plain: boolean): PoolConfig {
+export function postgresPoolConfig(
+  spec: SQLProxySpec,
+  login: SqlLogin,
+  limits: SqlLimits,
+  denied: DeniedNetworks,
+  plain: boolean,
+): PoolConfig {
   const hp = hostAndPort(spec.host, DEFAULT_PORTS.postgres);
   if (typeof hp === 'string') throw badRequest(`the datasource's proxy.spec.host ${hp}`);
   const pg = spec.postgres ?? {};

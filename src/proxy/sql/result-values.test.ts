@@ -27,7 +27,15 @@ describe('result values: PostgreSQL text values as JSON', () => {
   });
 
   it('type names as pgx gives them; an unknown type by its OID', () => {
-    expect([23, 20, 25, 1043, 1184, 3802, 1700].map(typeName)).to.deep.equal(['INT4', 'INT8', 'TEXT', 'VARCHAR', 'TIMESTAMPTZ', 'JSONB', 'NUMERIC']);
+    expect([23, 20, 25, 1043, 1184, 3802, 1700].map(typeName)).to.deep.equal([
+      'INT4',
+      'INT8',
+      'TEXT',
+      'VARCHAR',
+      'TIMESTAMPTZ',
+      'JSONB',
+      'NUMERIC',
+    ]);
     expect(typeName(987654)).to.equal('987654');
   });
 });

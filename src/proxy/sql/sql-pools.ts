@@ -75,7 +75,12 @@ export class SqlPools {
    * pool is made again with `factory(true)` and the connection retried. Without an owner, a pool
    * of one connection, closed on release.
    */
-  async acquire<C>(owner: PoolOwner | undefined, fingerprint: string, factory: PoolFactory<C>, noTlsFallback: (e: unknown) => boolean): Promise<PooledClient<C>> {
+  async acquire<C>(
+    owner: PoolOwner | undefined,
+    fingerprint: string,
+    factory: PoolFactory<C>,
+    noTlsFallback: (e: unknown) => boolean,
+  ): Promise<PooledClient<C>> {
     const key = owner ? `${owner.holder}\n${owner.name}` : undefined;
     let entry = key ? this.entries.get(key) : undefined;
     if (key && entry && entry.fingerprint !== fingerprint) {

@@ -50,9 +50,13 @@ export function hostAndPort(host: string, defaultPort: number): { hostname: stri
   if (host.includes('://')) return 'must be host:port, not a URL: write db.example.com:5432 (no postgres:// or mysql://)';
   if (host.includes('@')) return 'must not contain a user or password; put the credentials in a Secret (basicAuth) and name it in secret';
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(host);
-  if (!m) return host.split(':').length > 2 ? 'writes an IPv6 address without brackets: use [2001:db8::1]:5432' : 'must be host:port, e.g. db.example.com:5432';
+  if (!m)
+    return host.split(':').length > 2
+      ? 'writes an IPv6 address without brackets: use [2001:db8::1]:5432'
+      : 'must be host:port, e.g. db.example.com:5432';
   const hostname = m[1] ?? m[2];
-  if (m[2] !== undefined && !HOSTNAME_RE.test(hostname)) return 'must be host:port with a host name of letters, digits, ".", "-" and "_" (no spaces, slashes or other characters)';
+  if (m[2] !== undefined && !HOSTNAME_RE.test(hostname))
+    return 'must be host:port with a host name of letters, digits, ".", "-" and "_" (no spaces, slashes or other characters)';
   const port = m[3] === undefined ? defaultPort : Number(m[3]);
   if (port < 1 || port > 65535) return 'has a port outside 1-65535';
   return { hostname, port };
@@ -69,8 +73,19 @@ export function hostAndPort(host: string, defaultPort: number): { hostname: stri
  */
 export function sqlProxySpecProblems(spec: unknown, specPath: string): ErrorDetail[] {
   const at = (k: string) => joinPath(specPath, k);
-  if (!isObj(spec)) return [{ path: specPath, message: `must be an object {"driver": "postgres", "host": "db:5432", "database": ..., "secret"?: ...}, not ${typeName(spec)}` }];
-  const out = unknownFields(spec, specPath, ['driver', 'host', 'database', 'secret', 'postgres', 'mysql', 'mariadb'], 'user, password and TLS material go in a Secret named by secret');
+  if (!isObj(spec))
+    return [
+      {
+        path: specPath,
+        message: `must be an object {"driver": "postgres", "host": "db:5432", "database": ..., "secret"?: ...}, not ${typeName(spec)}`,
+      },
+    ];
+  const out = unknownFields(
+    spec,
+    specPath,
+    ['driver', 'host', 'database', 'secret', 'postgres', 'mysql', 'mariadb'],
+    'user, password and TLS material go in a Secret named by secret',
+  );
   const blocks = DRIVERS.filter((d) => spec[d] !== undefined);
   if (spec.driver === undefined) {
     if (blocks.length === 0) out.push({ path: at('driver'), message: `is required: one of ${DRIVERS.join(', ')}` });
@@ -79,14 +94,21 @@ export function sqlProxySpecProblems(spec: unknown, specPath: string): ErrorDeta
   }
   const driver = typeof spec.driver === 'string' && DRIVERS.includes(spec.driver as SqlDriver) ? (spec.driver as SqlDriver) : blocks[0];
   for (const other of blocks.filter((b) => b !== driver))
-    out.push({ path: at(other), message: `is for driver ${other}; this datasource's driver is ${driver}: remove it, or set driver: ${other} and remove ${driver}` });
+    out.push({
+      path: at(other),
+      message: `is for driver ${other}; this datasource's driver is ${driver}: remove it, or set driver: ${other} and remove ${driver}`,
+    });
   if (typeof spec.host !== 'string' || spec.host === '')
-    out.push({ path: at('host'), message: `is required: the database server as host:port, e.g. db.example.com:${DEFAULT_PORTS[driver ?? 'postgres']}` });
+    out.push({
+      path: at('host'),
+      message: `is required: the database server as host:port, e.g. db.example.com:${DEFAULT_PORTS[driver ?? 'postgres']}`,
+    });
   else {
     const hp = hostAndPort(spec.host, DEFAULT_PORTS[driver ?? 'postgres']);
     if (typeof hp === 'string') out.push({ path: at('host'), message: hp });
   }
-  if (typeof spec.database !== 'string' || spec.database === '') out.push({ path: at('database'), message: 'is required: the name of the database to query' });
+  if (typeof spec.database !== 'string' || spec.database === '')
+    out.push({ path: at('database'), message: 'is required: the name of the database to query' });
   else if (spec.database.includes('\u0000')) out.push({ path: at('database'), message: 'must not contain a NUL character' });
   if (spec.secret !== undefined) out.push(...secretProblems(spec.secret, at('secret')));
   if (spec.postgres !== undefined) out.push(...postgresProblems(spec.postgres, at('postgres')));
@@ -97,16 +119,27 @@ export function sqlProxySpecProblems(spec: unknown, specPath: string): ErrorDeta
 function unknownFields(o: Obj, path: string, known: readonly string[], hint?: string): ErrorDetail[] {
   return Object.keys(o)
     .filter((k) => !known.includes(k))
-    .map((k) => ({ path: joinPath(path, k), message: `is not a field here; the fields are ${known.join(', ')}${hint ? ` (${hint})` : ''}` }));
+    .map((k) => ({
+      path: joinPath(path, k),
+      message: `is not a field here; the fields are ${known.join(', ')}${hint ? ` (${hint})` : ''}`,
+    }));
 }
 
 function postgresProblems(v: unknown, path: string): ErrorDetail[] {
-  if (!isObj(v)) return [{ path, message: `must be an object {"sslMode"?: ..., "maxConns"?: ..., "connectTimeout"?: ..., "options"?: ...}, not ${typeName(v)}` }];
+  if (!isObj(v))
+    return [
+      {
+        path,
+        message: `must be an object {"sslMode"?: ..., "maxConns"?: ..., "connectTimeout"?: ..., "options"?: ...}, not ${typeName(v)}`,
+      },
+    ];
   const out = unknownFields(v, path, ['maxConns', 'connectTimeout', 'prepareThreshold', 'sslMode', 'options']);
   if (v.maxConns !== undefined && !(Number.isInteger(v.maxConns) && (v.maxConns as number) >= 1))
     out.push({ path: joinPath(path, 'maxConns'), message: 'must be a whole number of 1 or more (the size of the connection pool)' });
-  if (v.prepareThreshold !== undefined && !Number.isInteger(v.prepareThreshold)) out.push({ path: joinPath(path, 'prepareThreshold'), message: 'must be a whole number' });
-  if (v.sslMode !== undefined && !SSL_MODES.includes(v.sslMode as SslMode)) out.push({ path: joinPath(path, 'sslMode'), message: `must be one of ${SSL_MODES.join(', ')}` });
+  if (v.prepareThreshold !== undefined && !Number.isInteger(v.prepareThreshold))
+    out.push({ path: joinPath(path, 'prepareThreshold'), message: 'must be a whole number' });
+  if (v.sslMode !== undefined && !SSL_MODES.includes(v.sslMode as SslMode))
+    out.push({ path: joinPath(path, 'sslMode'), message: `must be one of ${SSL_MODES.join(', ')}` });
   if (v.options !== undefined && (typeof v.options !== 'string' || v.options.includes('\u0000')))
     out.push({ path: joinPath(path, 'options'), message: 'must be a string of server options, e.g. "-c search_path=metrics"' });
   out.push(...durationProblems(v, path, ['connectTimeout']));
@@ -114,7 +147,13 @@ function postgresProblems(v: unknown, path: string): ErrorDetail[] {
 }
 
 function mysqlProblems(v: unknown, path: string): ErrorDetail[] {
-  if (!isObj(v)) return [{ path, message: `must be an object {"params"?: ..., "timeout"?: ..., "readTimeout"?: ..., "writeTimeout"?: ...}, not ${typeName(v)}` }];
+  if (!isObj(v))
+    return [
+      {
+        path,
+        message: `must be an object {"params"?: ..., "timeout"?: ..., "readTimeout"?: ..., "writeTimeout"?: ...}, not ${typeName(v)}`,
+      },
+    ];
   const out = unknownFields(v, path, ['params', 'maxAllowedPacket', 'timeout', 'readTimeout', 'writeTimeout']);
   if (v.params !== undefined && !(isObj(v.params) && Object.values(v.params).every((p) => typeof p === 'string')))
     out.push({ path: joinPath(path, 'params'), message: 'must be an object of name -> string value' });
@@ -126,5 +165,7 @@ function mysqlProblems(v: unknown, path: string): ErrorDetail[] {
 }
 
 function durationProblems(v: Obj, path: string, keys: readonly string[]): ErrorDetail[] {
-  return keys.filter((k) => v[k] !== undefined && parseDuration(v[k] as string) === undefined).map((k) => ({ path: joinPath(path, k), message: 'must be a duration such as "10s", "1m" or "500ms"' }));
+  return keys
+    .filter((k) => v[k] !== undefined && parseDuration(v[k] as string) === undefined)
+    .map((k) => ({ path: joinPath(path, k), message: 'must be a duration such as "10s", "1m" or "500ms"' }));
 }

@@ -71,13 +71,17 @@ export class SqlProxy {
     const driver = sqlDriverOf(r.spec);
     const text = checkedQuery(r.query, driver);
     const login = loginOf(r.credentials, r.secretLabel);
-    if (this.inFlight >= this.o.maxConcurrent) throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent queries in flight); retry shortly', undefined, { 'Retry-After': '1' });
+    if (this.inFlight >= this.o.maxConcurrent)
+      throw new ApiError('Unavailable', 'the proxy is busy (proxy.max_concurrent queries in flight); retry shortly', undefined, {
+        'Retry-After': '1',
+      });
     this.inFlight++;
     try {
       const fingerprint = createHash('sha256')
         .update(JSON.stringify([r.spec, login]))
         .digest('hex');
-      const result = driver === 'postgres' ? await this.postgres(r, login, text, fingerprint) : await this.mysql(r, driver, login, text, fingerprint);
+      const result =
+        driver === 'postgres' ? await this.postgres(r, login, text, fingerprint) : await this.mysql(r, driver, login, text, fingerprint);
       return { columns: result.columns, rows: result.rows, ...(result.cut ? { truncated: truncation(result.cut, this.o.limits) } : {}) };
     } catch (e) {
       const ctx = { statementTimeout: this.o.statementTimeout, ...(r.secretLabel ? { secret: r.secretLabel } : {}) };
@@ -96,15 +100,28 @@ export class SqlProxy {
     const { limits, denied } = this.o;
     const mode = r.spec.postgres?.sslMode;
     const fallback = mode === undefined || mode === 'prefer' || mode === 'allow';
-    const client = await this.pools.acquire(r.owner, fingerprint, (plain, single) => pgPool(postgresPoolConfig(r.spec, login, limits, denied, plain), single), fallback ? isPgNoTls : () => false);
+    const client = await this.pools.acquire(
+      r.owner,
+      fingerprint,
+      (plain, single) => pgPool(postgresPoolConfig(r.spec, login, limits, denied, plain), single),
+      fallback ? isPgNoTls : () => false,
+    );
     return readOnlyQuery(client, text, limits, r.cut);
   }
 
-  private async mysql(r: SqlRequest, driver: 'mysql' | 'mariadb', login: SqlLogin, text: string, fingerprint: string): Promise<CappedResult> {
+  private async mysql(
+    r: SqlRequest,
+    driver: 'mysql' | 'mariadb',
+    login: SqlLogin,
+    text: string,
+    fingerprint: string,
+  ): Promise<CappedResult> {
     const { limits, denied } = this.o;
     const settings = mysqlSettings(r.spec[driver]);
     if (settings.maxAllowedPacket && Buffer.byteLength(text) > settings.maxAllowedPacket) {
-      throw badRequest(`the query is longer than the datasource's ${driver}.maxAllowedPacket (${settings.maxAllowedPacket} bytes): shorten it or raise maxAllowedPacket`);
+      throw badRequest(
+        `the query is longer than the datasource's ${driver}.maxAllowedPacket (${settings.maxAllowedPacket} bytes): shorten it or raise maxAllowedPacket`,
+      );
     }
     const factory = (plain: boolean, single: boolean) =>
       new MysqlPool({
@@ -115,7 +132,13 @@ export class SqlProxy {
       });
     const client = await this.pools.acquire(r.owner, fingerprint, factory, settings.tls === 'preferred' ? isMysqlNoTls : () => false);
     const silences = [settings.readTimeoutMs, settings.writeTimeoutMs].filter((ms): ms is number => ms !== undefined);
-    return readOnlyMysqlQuery(client, text, limits, { variables: settings.variables, ...(silences.length ? { silenceMs: Math.min(...silences) } : {}) }, r.cut);
+    return readOnlyMysqlQuery(
+      client,
+      text,
+      limits,
+      { variables: settings.variables, ...(silences.length ? { silenceMs: Math.min(...silences) } : {}) },
+      r.cut,
+    );
   }
 }
 
@@ -126,12 +149,15 @@ export class SqlProxy {
  */
 function checkedQuery(query: unknown, driver: SqlDriver): string {
   if (typeof query !== 'string' || query.trim() === '')
-    throw badRequest('the request body must be {"query": "<one SQL statement>"}: query is missing or empty', [{ path: 'query', message: 'is required' }]);
+    throw badRequest('the request body must be {"query": "<one SQL statement>"}: query is missing or empty', [
+      { path: 'query', message: 'is required' },
+    ]);
   const first = firstKeyword(query, driver === 'postgres' ? 'postgres' : 'mysql');
   if (!READ_KEYWORDS.includes(first)) {
-    throw badRequest(`the SQL proxy runs read statements only: the query must start with ${READ_KEYWORDS.join(', ')}${first ? ` (it starts with ${first})` : ''}`, [
-      { path: 'query', message: 'is not a read statement' },
-    ]);
+    throw badRequest(
+      `the SQL proxy runs read statements only: the query must start with ${READ_KEYWORDS.join(', ')}${first ? ` (it starts with ${first})` : ''}`,
+      [{ path: 'query', message: 'is not a read statement' }],
+    );
   }
   const file = driver === 'postgres' ? '' : fileWriteKeyword(query);
   if (file) {
@@ -162,5 +188,9 @@ function truncation(reason: 'rows' | 'bytes', limits: SqlLimits): NonNullable<Sq
         limit: limits.maxRows,
         message: `the result has more than ${limits.maxRows} rows (proxy.sql.max_rows): only the first ${limits.maxRows} are answered; add a LIMIT or aggregate in the query`,
       }
-    : { reason, limit: limits.maxBytes, message: `the result is larger than ${limits.maxBytes} bytes (proxy.sql.max_bytes): only the rows read until then are answered; select fewer columns or rows` };
+    : {
+        reason,
+        limit: limits.maxBytes,
+        message: `the result is larger than ${limits.maxBytes} bytes (proxy.sql.max_bytes): only the rows read until then are answered; select fewer columns or rows`,
+      };
 }

@@ -26,7 +26,12 @@ export interface QueryCut {
  * locks, prepared statements, LISTEN) outlives the request. A connection that failed, was cut by
  * the byte cap, stalled past the timeout or lost its caller is closed, never reused.
  */
-export async function readOnlyQuery(c: PooledClient<pg.PoolClient>, text: string, limits: SqlLimits, cut?: QueryCut): Promise<CappedResult> {
+export async function readOnlyQuery(
+  c: PooledClient<pg.PoolClient>,
+  text: string,
+  limits: SqlLimits,
+  cut?: QueryCut,
+): Promise<CappedResult> {
   const { client } = c;
   const ms = Math.max(1, Math.floor(limits.statementTimeoutMs));
   const kill = () => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
@@ -46,7 +51,9 @@ export async function readOnlyQuery(c: PooledClient<pg.PoolClient>, text: string
     kill();
   });
   try {
-    await client.query(`BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms}`);
+    await client.query(
+      `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms}`,
+    );
     const q = new CappedQuery(text, limits.maxRows, limits.maxBytes);
     let result: CappedResult;
     try {

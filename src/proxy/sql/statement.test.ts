@@ -14,7 +14,8 @@ describe('firstKeyword: the statement a query starts with', () => {
     ['1; SELECT', ''],
     ['"SELECT" 1', ''],
   ];
-  for (const [text, keyword] of cases) it(`${JSON.stringify(text)} -> ${JSON.stringify(keyword)}`, () => expect(firstKeyword(text)).to.equal(keyword));
+  for (const [text, keyword] of cases)
+    it(`${JSON.stringify(text)} -> ${JSON.stringify(keyword)}`, () => expect(firstKeyword(text)).to.equal(keyword));
 });
 
 describe("firstKeyword with MySQL's comments", () => {
@@ -32,7 +33,8 @@ describe("firstKeyword with MySQL's comments", () => {
     ['/*+ MAX_EXECUTION_TIME(10) */ SELECT 1', 'SELECT'],
     ['/* a */ (SELECT 1)', 'SELECT'],
   ];
-  for (const [text, keyword] of cases) it(`${JSON.stringify(text)} -> ${JSON.stringify(keyword)}`, () => expect(firstKeyword(text, 'mysql')).to.equal(keyword));
+  for (const [text, keyword] of cases)
+    it(`${JSON.stringify(text)} -> ${JSON.stringify(keyword)}`, () => expect(firstKeyword(text, 'mysql')).to.equal(keyword));
   it('PostgreSQL reads the same texts by its own rules', () => {
     expect(firstKeyword('/* /* */ DROP TABLE t; -- */ SELECT 1')).to.equal('SELECT');
     expect(firstKeyword('# a comment\nSELECT 1')).to.equal('');

@@ -21,7 +21,8 @@ export function firstKeyword(text: string, dialect: SqlDialect = 'postgres'): st
     else if (mysql ? /^(?:#|--(?:[\s\x00-\x1f]|$))/.test(text.slice(i, i + 3)) : text.startsWith('--', i)) {
       const end = text.indexOf('\n', i);
       i = end < 0 ? text.length : end + 1;
-    } else if (text.startsWith('/*', i) && !(mysql && /^\/\*M?!/.test(text.slice(i, i + 4)))) i = mysql ? flatCommentEnd(text, i) : commentEnd(text, i);
+    } else if (text.startsWith('/*', i) && !(mysql && /^\/\*M?!/.test(text.slice(i, i + 4))))
+      i = mysql ? flatCommentEnd(text, i) : commentEnd(text, i);
     else break;
   }
   return /^[A-Za-z]+/.exec(text.slice(i))?.[0].toUpperCase() ?? '';

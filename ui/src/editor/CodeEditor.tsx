@@ -2,11 +2,27 @@ import { closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirro
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
 import { yaml } from '@codemirror/lang-yaml';
-import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import {
+  bracketMatching,
+  defaultHighlightStyle,
+  foldGutter,
+  foldKeymap,
+  HighlightStyle,
+  indentOnInput,
+  syntaxHighlighting,
+} from '@codemirror/language';
 import { lintGutter, lintKeymap, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
 import { Compartment, EditorState, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+import {
+  Decoration,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  type DecorationSet,
+} from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { Box, useTheme } from '@mui/material';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
@@ -54,7 +70,11 @@ const errorLines = StateField.define<DecorationSet>({
     for (const e of tr.effects) {
       if (!e.is(setErrorLines)) continue;
       const lines = [...new Set(e.value)].filter((l) => l >= 1 && l <= tr.state.doc.lines).sort((a, b) => a - b);
-      deco = Decoration.set(lines.map((l) => Decoration.line({ class: 'cm-error-line', attributes: { 'data-error-line': String(l) } }).range(tr.state.doc.line(l).from)));
+      deco = Decoration.set(
+        lines.map((l) =>
+          Decoration.line({ class: 'cm-error-line', attributes: { 'data-error-line': String(l) } }).range(tr.state.doc.line(l).from),
+        ),
+      );
     }
     return deco;
   },
@@ -73,7 +93,10 @@ const contentAttributes = (label: string) => ({ 'aria-label': label, 'aria-multi
  * and closing, search, undo; completion and hover from the kind's JSON Schema; the server's
  * errors as lint markers and marked lines, each on the line its path points to.
  */
-export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor({ initial, format, onChange, problems, assist, label }, ref) {
+export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(
+  { initial, format, onChange, problems, assist, label },
+  ref,
+) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView>();
   const language = useRef(new Compartment());
@@ -91,13 +114,28 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       {
         '&': { height: '100%', fontSize: '13px', backgroundColor: theme.palette.background.paper, color: theme.palette.text.primary },
         '.cm-scroller': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', lineHeight: '1.55' },
-        '.cm-gutters': { backgroundColor: theme.palette.background.default, color: theme.palette.text.secondary, borderRight: `1px solid ${theme.palette.divider}` },
+        '.cm-gutters': {
+          backgroundColor: theme.palette.background.default,
+          color: theme.palette.text.secondary,
+          borderRight: `1px solid ${theme.palette.divider}`,
+        },
         '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: isDark ? 'rgba(255,255,255,0.05)' : 'rgba(0,0,0,0.04)' },
         '.cm-error-line': { backgroundColor: isDark ? 'rgba(244,67,54,0.22)' : 'rgba(244,67,54,0.14)' },
         '&.cm-focused .cm-cursor': { borderLeftColor: theme.palette.text.primary },
-        '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { backgroundColor: isDark ? 'rgba(144,202,249,0.3)' : 'rgba(25,118,210,0.2)' },
-        '.cm-tooltip': { backgroundColor: theme.palette.background.paper, color: theme.palette.text.primary, border: `1px solid ${theme.palette.divider}` },
-        '.cm-schema-hover': { padding: '6px 8px', maxWidth: '420px', whiteSpace: 'pre-wrap', fontFamily: String(theme.typography.fontFamily) },
+        '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': {
+          backgroundColor: isDark ? 'rgba(144,202,249,0.3)' : 'rgba(25,118,210,0.2)',
+        },
+        '.cm-tooltip': {
+          backgroundColor: theme.palette.background.paper,
+          color: theme.palette.text.primary,
+          border: `1px solid ${theme.palette.divider}`,
+        },
+        '.cm-schema-hover': {
+          padding: '6px 8px',
+          maxWidth: '420px',
+          whiteSpace: 'pre-wrap',
+          fontFamily: String(theme.typography.fontFamily),
+        },
       },
       { dark: isDark },
     ),
@@ -123,7 +161,15 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
           errorLines,
           schemaCompletion(() => assistRef.current),
           schemaHover(() => assistRef.current),
-          keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap]),
+          keymap.of([
+            ...closeBracketsKeymap,
+            ...defaultKeymap,
+            ...searchKeymap,
+            ...historyKeymap,
+            ...foldKeymap,
+            ...completionKeymap,
+            ...lintKeymap,
+          ]),
           language.current.of(format === 'json' ? json() : yaml()),
           look.current.of(lookOf(dark)),
           attributes.current.of(EditorView.contentAttributes.of(contentAttributes(label))),
@@ -158,7 +204,12 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       .filter((p) => p.line >= 1 && p.line <= doc.lines)
       .map((p) => {
         const l = doc.line(p.line);
-        return { from: l.from + (l.text.length - l.text.trimStart().length), to: l.to, severity: 'error', message: p.path ? `${p.path}: ${p.message}` : p.message };
+        return {
+          from: l.from + (l.text.length - l.text.trimStart().length),
+          to: l.to,
+          severity: 'error',
+          message: p.path ? `${p.path}: ${p.message}` : p.message,
+        };
       });
     v.dispatch(setDiagnostics(v.state, diagnostics), { effects: setErrorLines.of(problems.map((p) => p.line)) });
   }, [problems]);
@@ -177,5 +228,15 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     },
   }));
 
-  return <Box ref={host} data-testid="code-editor" sx={{ height: '100%', '& .cm-editor': { height: '100%' }, '& .cm-editor.cm-focused': { outline: `2px solid ${theme.palette.primary.main}` } }} />;
+  return (
+    <Box
+      ref={host}
+      data-testid="code-editor"
+      sx={{
+        height: '100%',
+        '& .cm-editor': { height: '100%' },
+        '& .cm-editor.cm-focused': { outline: `2px solid ${theme.palette.primary.main}` },
+      }}
+    />
+  );
 });

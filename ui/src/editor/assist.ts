@@ -20,7 +20,13 @@ function dataOf(text: string): unknown {
 }
 
 const scalar = (v: unknown, format: 'yaml' | 'json') =>
-  typeof v === 'string' ? (format === 'json' ? JSON.stringify(v) : /^[\w./-]+$/.test(v) && !/^(true|false|null|~|\d.*)$/.test(v) ? v : JSON.stringify(v)) : String(v);
+  typeof v === 'string'
+    ? format === 'json'
+      ? JSON.stringify(v)
+      : /^[\w./-]+$/.test(v) && !/^(true|false|null|~|\d.*)$/.test(v)
+        ? v
+        : JSON.stringify(v)
+    : String(v);
 
 /** Completion of keys (with their descriptions) and of enumerated values, from the kind's JSON Schema. */
 export function schemaCompletion(get: () => AssistSource | undefined) {
@@ -56,7 +62,11 @@ export function schemaCompletion(get: () => AssistSource | undefined) {
         return {
           from: c.from,
           validFor: /^"?[\w$.-]*"?$/,
-          options: values.map((v) => ({ label: scalar(v.value, src.format), type: 'enum', ...(v.description !== undefined ? { info: v.description } : {}) })),
+          options: values.map((v) => ({
+            label: scalar(v.value, src.format),
+            type: 'enum',
+            ...(v.description !== undefined ? { info: v.description } : {}),
+          })),
         };
       },
     ],

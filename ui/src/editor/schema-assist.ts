@@ -120,7 +120,8 @@ export async function schemasAt(root: Schema, path: Segment[], data: unknown, pl
         else {
           const pattern = Object.entries(s.patternProperties ?? {}).find(([re]) => new RegExp(re).test(seg));
           if (pattern) next.push({ s: pattern[1], root: b.root });
-          else if (s.additionalProperties && typeof s.additionalProperties === 'object') next.push({ s: s.additionalProperties, root: b.root });
+          else if (s.additionalProperties && typeof s.additionalProperties === 'object')
+            next.push({ s: s.additionalProperties, root: b.root });
         }
       }
     }
@@ -156,7 +157,12 @@ export async function keySuggestions(root: Schema, path: Segment[], data: unknow
 }
 
 /** The values the schema allows at `path` when it lists them (enum, const, boolean). */
-export async function valueSuggestions(root: Schema, path: Segment[], data: unknown, plugins: PluginSchemas): Promise<{ value: unknown; description?: string }[]> {
+export async function valueSuggestions(
+  root: Schema,
+  path: Segment[],
+  data: unknown,
+  plugins: PluginSchemas,
+): Promise<{ value: unknown; description?: string }[]> {
   const all = await schemasAt(root, path, data, plugins);
   const out: { value: unknown; description?: string }[] = [];
   const seen = new Set<string>();

@@ -1,4 +1,16 @@
-import { Alert, Button, CircularProgress, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, Stack, TextField, Typography } from '@mui/material';
+import {
+  Alert,
+  Button,
+  CircularProgress,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogContentText,
+  DialogTitle,
+  Stack,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { deleteResource, type Resource } from '../api';
@@ -25,7 +37,11 @@ export function DeleteDialog({
   onDeleted(): void;
   before?: (() => Promise<void>) | undefined;
 }) {
-  const c = useQuery(['consequences', kind.kind, resource.metadata.project ?? '', resource.metadata.name, resource.metadata.version], () => consequencesOf(kind, resource), { enabled: open });
+  const c = useQuery(
+    ['consequences', kind.kind, resource.metadata.project ?? '', resource.metadata.name, resource.metadata.version],
+    () => consequencesOf(kind, resource),
+    { enabled: open },
+  );
   const [typed, setTyped] = useState('');
   const name = resource.metadata.name;
   // what users call it (a dashboard imported from Grafana is named by its uid, T512JVH7z)
@@ -73,13 +89,26 @@ export function DeleteDialog({
               </DialogContentText>
             </>
           )}
-          {needsTyping && <TextField size="small" label={`Type “${name}” to confirm`} value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus />}
+          {needsTyping && (
+            <TextField
+              size="small"
+              label={`Type “${name}” to confirm`}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              autoFocus
+            />
+          )}
           <ApiErrorAlert error={remove.error} />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button color="error" variant="contained" onClick={() => remove.mutate()} disabled={remove.isLoading || c.isLoading || (needsTyping && typed !== name)}>
+        <Button
+          color="error"
+          variant="contained"
+          onClick={() => remove.mutate()}
+          disabled={remove.isLoading || c.isLoading || (needsTyping && typed !== name)}
+        >
           Delete
         </Button>
       </DialogActions>

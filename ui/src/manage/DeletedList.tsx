@@ -15,7 +15,8 @@ interface Deleted extends VersionEntry {
   kind: KindUi;
 }
 
-const deletedUrl = (plural: string, project?: string) => (project ? `/api/v1/projects/${enc(project)}/deleted/${plural}` : `/api/v1/deleted/${plural}`);
+const deletedUrl = (plural: string, project?: string) =>
+  project ? `/api/v1/projects/${enc(project)}/deleted/${plural}` : `/api/v1/deleted/${plural}`;
 
 /**
  * Deleted objects whose history is kept (of every kind here that keeps one and the user may
@@ -27,7 +28,11 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
   const queryClient = useQueryClient();
   const readable = kinds.filter((k) => k.history && can('read', k.kind, project));
   const deleted = useQuery(['deleted', project ?? '', readable.map((k) => k.plural).join(',')], async () => {
-    const lists = await Promise.all(readable.map(async (k) => (await getJson<(VersionEntry & { name: string; title?: string })[]>(deletedUrl(k.plural, project))).map((e) => ({ ...e, kind: k }))));
+    const lists = await Promise.all(
+      readable.map(async (k) =>
+        (await getJson<(VersionEntry & { name: string; title?: string })[]>(deletedUrl(k.plural, project))).map((e) => ({ ...e, kind: k })),
+      ),
+    );
     return lists.flat().sort((a, b) => ((a.updatedAt ?? '') < (b.updatedAt ?? '') ? 1 : -1)) as Deleted[];
   });
   const [restored, setRestored] = useState<Resource & { plural: string }>();
@@ -43,7 +48,8 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
       setError(e);
     }
   };
-  const history = (d: Deleted) => (project ? `/projects/${enc(project)}/${d.kind.plural}/${enc(d.name)}/history` : `/global/${d.kind.plural}/${enc(d.name)}/history`);
+  const history = (d: Deleted) =>
+    project ? `/projects/${enc(project)}/${d.kind.plural}/${enc(d.name)}/history` : `/global/${d.kind.plural}/${enc(d.name)}/history`;
   const items = deleted.data ?? [];
   return (
     <Box>

@@ -7,7 +7,19 @@ import { ApiErrorAlert, nameProblem } from './ApiErrorAlert';
 import { titleOf, withTitle, type KindUi } from '../kinds';
 
 /** Copies an object under a new name, in the same project or another one the user may create it in. */
-export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { kind: KindUi; resource: Resource; open: boolean; onClose(): void; onCreated(r: Resource): void }) {
+export function DuplicateDialog({
+  kind,
+  resource,
+  open,
+  onClose,
+  onCreated,
+}: {
+  kind: KindUi;
+  resource: Resource;
+  open: boolean;
+  onClose(): void;
+  onCreated(r: Resource): void;
+}) {
   const { can } = useCan();
   const projects = useQuery(['list', 'projects'], () => list('projects'), { enabled: open && kind.scope === 'project' });
   const targets = (projects.data ?? []).filter((p) => can('create', kind.kind, p.metadata.name));
@@ -46,14 +58,25 @@ export function DuplicateDialog({ kind, resource, open, onClose, onCreated }: { 
               ))}
             </TextField>
           )}
-          <TextField size="small" label="New name" value={name} onChange={(e) => setName(e.target.value)} error={problem !== undefined} helperText={problem} />
+          <TextField
+            size="small"
+            label="New name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={problem !== undefined}
+            helperText={problem}
+          />
           {kind.displayPath && <TextField size="small" label="Display name" value={title} onChange={(e) => setTitle(e.target.value)} />}
           <ApiErrorAlert error={create.error} />
         </Stack>
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>Cancel</Button>
-        <Button variant="contained" onClick={() => create.mutate()} disabled={create.isLoading || problem !== undefined || (!project && kind.scope === 'project')}>
+        <Button
+          variant="contained"
+          onClick={() => create.mutate()}
+          disabled={create.isLoading || problem !== undefined || (!project && kind.scope === 'project')}
+        >
           Duplicate
         </Button>
       </DialogActions>

@@ -74,7 +74,21 @@ export function FolderTree({ project, folders, dashboards }: { project: string; 
   );
 }
 
-function Node({ label, items, project, titles, depth, actions }: { label: string; items: FolderItem[]; project: string; titles: Map<string, string>; depth: number; actions?: JSX.Element }) {
+function Node({
+  label,
+  items,
+  project,
+  titles,
+  depth,
+  actions,
+}: {
+  label: string;
+  items: FolderItem[];
+  project: string;
+  titles: Map<string, string>;
+  depth: number;
+  actions?: JSX.Element;
+}) {
   const [open, setOpen] = useState(depth === 0);
   const count = items.length;
   return (
@@ -98,7 +112,13 @@ function Node({ label, items, project, titles, depth, actions }: { label: string
             i.kind === 'Folder' ? (
               <Node key={`f-${i.name}-${k}`} label={i.name} items={i.items ?? []} project={project} titles={titles} depth={depth + 1} />
             ) : (
-              <Box component="li" role="treeitem" key={`d-${i.name}-${k}`} sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: depth * 2 + 5, py: 0.25 }} data-testid="folder-dashboard">
+              <Box
+                component="li"
+                role="treeitem"
+                key={`d-${i.name}-${k}`}
+                sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: depth * 2 + 5, py: 0.25 }}
+                data-testid="folder-dashboard"
+              >
                 <ViewDashboard fontSize="small" color="action" />
                 {titles.has(i.name) ? (
                   <Link component={RouterLink} to={`/projects/${enc(project)}/dashboards/${enc(i.name)}`}>

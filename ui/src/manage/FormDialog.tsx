@@ -1,4 +1,15 @@
-import { Alert, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
+import {
+  Alert,
+  Button,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  Stack,
+  TextField,
+  ToggleButton,
+  ToggleButtonGroup,
+} from '@mui/material';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { createResource, putResource, type Resource } from '../api';
@@ -27,7 +38,11 @@ export interface FormDialogProps {
  * name, suggested from the display name; editing saves with If-Match on the version loaded.
  */
 export function FormDialog({ kind, project, initial, open, onClose, onSaved, onChanged }: FormDialogProps) {
-  const blank = (): Resource => ({ kind: kind.kind, metadata: { name: '', ...(kind.scope === 'project' && project ? { project } : {}) }, spec: kind.newSpec() as Record<string, unknown> });
+  const blank = (): Resource => ({
+    kind: kind.kind,
+    metadata: { name: '', ...(kind.scope === 'project' && project ? { project } : {}) },
+    spec: kind.newSpec() as Record<string, unknown>,
+  });
   const [draft, setDraft] = useState<Resource>(() => initial ?? blank());
   const [nameTouched, setNameTouched] = useState(false);
   const [mode, setMode] = useState<'form' | 'yaml'>(FORMS[kind.kind] ? 'form' : 'yaml');
@@ -48,7 +63,12 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   }, [open, initial]);
 
   // the unsaved form is kept in the tab (a session that ends, a reload) and offered when it opens again
-  const kept = useDraft(open ? draftKey('form', kind.kind, project, initial?.metadata.name ?? '') : undefined, draft, initial ?? blank(), stored?.metadata.version ?? -1);
+  const kept = useDraft(
+    open ? draftKey('form', kind.kind, project, initial?.metadata.name ?? '') : undefined,
+    draft,
+    initial ?? blank(),
+    stored?.metadata.version ?? -1,
+  );
   const [restoredOver, setRestoredOver] = useState<number>();
   const close = () => {
     kept.forget();
@@ -64,7 +84,9 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
   const Form = FORMS[kind.kind];
   const problem = isNew ? nameProblem(draft.metadata.name) : undefined;
   const write = async (): Promise<Resource> =>
-    isNew ? createResource(kind.plural, project, draft) : (await putResource(kind.plural, project, draft.metadata.name, draft, `"${stored!.metadata.version}"`)).object;
+    isNew
+      ? createResource(kind.plural, project, draft)
+      : (await putResource(kind.plural, project, draft.metadata.name, draft, `"${stored!.metadata.version}"`)).object;
   // Save closes the dialog; Save & test (datasources) keeps it open to fix and retry, then queries
   // the datasource as the dashboards will
   const saving = useMutation(async (andTest: boolean) => {
@@ -120,7 +142,13 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
             />
           )}
           {Form && (
-            <ToggleButtonGroup size="small" exclusive value={mode} onChange={(_e, m: 'form' | 'yaml' | null) => m && setMode(m)} aria-label="edit as">
+            <ToggleButtonGroup
+              size="small"
+              exclusive
+              value={mode}
+              onChange={(_e, m: 'form' | 'yaml' | null) => m && setMode(m)}
+              aria-label="edit as"
+            >
               <ToggleButton value="form">Form</ToggleButton>
               <ToggleButton value="yaml">YAML</ToggleButton>
             </ToggleButtonGroup>
@@ -128,11 +156,21 @@ export function FormDialog({ kind, project, initial, open, onClose, onSaved, onC
           {mode === 'form' && Form ? (
             <Form value={draft} onChange={setDraft} kind={kind} isNew={isNew} project={project} />
           ) : (
-            <YamlField label="spec" minRows={12} value={draft.spec} onChange={(spec) => setDraft({ ...draft, spec: spec as Record<string, unknown> })} />
+            <YamlField
+              label="spec"
+              minRows={12}
+              value={draft.spec}
+              onChange={(spec) => setDraft({ ...draft, spec: spec as Record<string, unknown> })}
+            />
           )}
           <ApiErrorAlert error={saving.error} />
           {test && (
-            <Alert ref={resultRef} severity={test.ok ? 'success' : test.untested ? 'warning' : 'error'} data-testid="datasource-test" role="status">
+            <Alert
+              ref={resultRef}
+              severity={test.ok ? 'success' : test.untested ? 'warning' : 'error'}
+              data-testid="datasource-test"
+              role="status"
+            >
               {test.ok ? 'Saved and tested: ' : test.untested ? 'Saved, not tested: ' : 'Saved, but the test failed: '}
               {test.text}
             </Alert>

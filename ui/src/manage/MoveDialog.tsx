@@ -9,7 +9,19 @@ const NONE = '';
 const keyOf = (folder: string, path: string[]) => JSON.stringify([folder, ...path]);
 
 /** Moves a dashboard to a folder (or out of every folder): the folders it leaves and the one it joins are saved with If-Match. */
-export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { dashboard: Resource; folders: Resource[]; open: boolean; onClose(): void; onMoved(): void }) {
+export function MoveDialog({
+  dashboard,
+  folders,
+  open,
+  onClose,
+  onMoved,
+}: {
+  dashboard: Resource;
+  folders: Resource[];
+  open: boolean;
+  onClose(): void;
+  onMoved(): void;
+}) {
   const name = dashboard.metadata.name;
   const project = dashboard.metadata.project!;
   const current = whereIs(folders, name)[0];
@@ -22,7 +34,8 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
         const had = whereIs([f], name).length > 0;
         if (had) spec = withoutDashboard(spec, name);
         if (f.metadata.name === folder) spec = withDashboard(spec, path as string[], name);
-        if (had || f.metadata.name === folder) await putResource('folders', project, f.metadata.name, { ...f, spec }, `"${f.metadata.version}"`);
+        if (had || f.metadata.name === folder)
+          await putResource('folders', project, f.metadata.name, { ...f, spec }, `"${f.metadata.version}"`);
       }
     },
     { onSuccess: onMoved },
@@ -47,7 +60,13 @@ export function MoveDialog({ dashboard, folders, open, onClose, onMoved }: { das
             label="Folder"
             value={target}
             onChange={(e) => setTarget(e.target.value)}
-            helperText={unchanged ? (current ? `It is in ${current.label}: choose another folder, or “No folder” to take it out.` : 'It is in no folder: choose the folder to move it to.') : undefined}
+            helperText={
+              unchanged
+                ? current
+                  ? `It is in ${current.label}: choose another folder, or “No folder” to take it out.`
+                  : 'It is in no folder: choose the folder to move it to.'
+                : undefined
+            }
           >
             <MenuItem value={NONE}>
               <em>No folder</em>

@@ -6,11 +6,33 @@ import { ApiErrorAlert } from './ApiErrorAlert';
 import { titleOf, withTitle, type KindUi } from '../kinds';
 
 /** Changes the display name (names are identifiers and never change); saves with If-Match. */
-export function RenameDialog({ kind, resource, open, onClose, onSaved }: { kind: KindUi; resource: Resource; open: boolean; onClose(): void; onSaved(r: Resource): void }) {
+export function RenameDialog({
+  kind,
+  resource,
+  open,
+  onClose,
+  onSaved,
+}: {
+  kind: KindUi;
+  resource: Resource;
+  open: boolean;
+  onClose(): void;
+  onSaved(r: Resource): void;
+}) {
   const [title, setTitle] = useState(titleOf(kind, resource) ?? '');
-  const rename = useMutation(() => putResource(kind.plural, resource.metadata.project, resource.metadata.name, withTitle(kind, resource, title.trim()), `"${resource.metadata.version}"`), {
-    onSuccess: (saved) => onSaved(saved.object),
-  });
+  const rename = useMutation(
+    () =>
+      putResource(
+        kind.plural,
+        resource.metadata.project,
+        resource.metadata.name,
+        withTitle(kind, resource, title.trim()),
+        `"${resource.metadata.version}"`,
+      ),
+    {
+      onSuccess: (saved) => onSaved(saved.object),
+    },
+  );
   const { reset } = rename;
   useEffect(() => {
     if (open) {

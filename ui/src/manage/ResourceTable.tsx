@@ -38,7 +38,15 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
   const items = useQuery(['list', kind.plural, project ?? ''], () => list(kind.plural, project));
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<Resource>();
-  const shown = (items.data ?? []).filter((r) => matches(query, [r.metadata.name, titleOf(kind, r), ...(r.metadata.tags ?? []), kind.summary?.(r), ...(kind.columns ?? []).map((c) => c.cell(r))]));
+  const shown = (items.data ?? []).filter((r) =>
+    matches(query, [
+      r.metadata.name,
+      titleOf(kind, r),
+      ...(r.metadata.tags ?? []),
+      kind.summary?.(r),
+      ...(kind.columns ?? []).map((c) => c.cell(r)),
+    ]),
+  );
   const mayCreate = can('create', kind.kind, project);
   const mayUpdate = (r: Resource) => can('update', kind.kind, kind.kind === 'Project' ? r.metadata.name : project, r.metadata.name);
 
@@ -54,7 +62,15 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
       {/* the list shows once the permissions are known too: a "New" button appearing later would push it down */}
       <ListBody
         query={{ isLoading: items.isLoading || !ready, error: items.error }}
-        empty={shown.length > 0 ? undefined : query ? `Nothing matches "${query}".` : project ? `No ${kind.labelPlural} in this project.` : `No ${kind.labelPlural} yet.`}
+        empty={
+          shown.length > 0
+            ? undefined
+            : query
+              ? `Nothing matches "${query}".`
+              : project
+                ? `No ${kind.labelPlural} in this project.`
+                : `No ${kind.labelPlural} yet.`
+        }
       >
         <Table size="small" aria-label={kind.labelPlural}>
           <TableHead>
@@ -77,14 +93,24 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
             {shown.map((r) => {
               const title = titleOf(kind, r);
               return (
-                <TableRow key={r.metadata.name} hover data-testid={kind.plural === 'projects' ? 'project-row' : 'resource-row'} data-name={r.metadata.name}>
+                <TableRow
+                  key={r.metadata.name}
+                  hover
+                  data-testid={kind.plural === 'projects' ? 'project-row' : 'resource-row'}
+                  data-name={r.metadata.name}
+                >
                   <TableCell>
                     {kind.view || kind.kind === 'Project' ? (
                       <Link component={RouterLink} to={pageOf(kind.plural, r)}>
                         {title ?? r.metadata.name}
                       </Link>
                     ) : (
-                      <Link component="button" type="button" onClick={() => (mayUpdate(r) ? setEditing(r) : navigate(pageOf(kind.plural, r)))} sx={{ textAlign: 'left' }}>
+                      <Link
+                        component="button"
+                        type="button"
+                        onClick={() => (mayUpdate(r) ? setEditing(r) : navigate(pageOf(kind.plural, r)))}
+                        sx={{ textAlign: 'left' }}
+                      >
                         {title ?? r.metadata.name}
                       </Link>
                     )}
@@ -109,7 +135,13 @@ export function ResourceTable({ kind, project, query = '', folders, extra }: Res
                   <TableCell align="right">
                     {kind.playable && (
                       <Tooltip title="Play (full screen, kiosk mode)">
-                        <IconButton size="small" component={RouterLink} to={`${basePath(kind, r)}/play?kiosk`} onClick={fullScreen} aria-label={`Play ${r.metadata.name}`}>
+                        <IconButton
+                          size="small"
+                          component={RouterLink}
+                          to={`${basePath(kind, r)}/play?kiosk`}
+                          onClick={fullScreen}
+                          aria-label={`Play ${r.metadata.name}`}
+                        >
                           <Play />
                         </IconButton>
                       </Tooltip>

@@ -24,7 +24,9 @@ const enc = encodeURIComponent;
 
 /** The path of an object's editor (JSON/YAML) and history pages. */
 export function basePath(k: KindUi, r: Resource): string {
-  return r.metadata.project ? `/projects/${enc(r.metadata.project)}/${k.plural}/${enc(r.metadata.name)}` : `/global/${k.plural}/${enc(r.metadata.name)}`;
+  return r.metadata.project
+    ? `/projects/${enc(r.metadata.project)}/${k.plural}/${enc(r.metadata.name)}`
+    : `/global/${k.plural}/${enc(r.metadata.name)}`;
 }
 
 /** Invalidates every cached list, so pages show a change at once. */
@@ -37,7 +39,17 @@ export function useRefreshLists() {
  * The ⋮ menu of one object: only what the user may do. Edit (form), rename, duplicate, move to
  * a folder (dashboards, when `folders` is given), history, edit as JSON/YAML, delete.
  */
-export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindUi; resource: Resource; folders?: Resource[] | undefined; onDeleted?(): void }) {
+export function RowActions({
+  kind,
+  resource,
+  folders,
+  onDeleted,
+}: {
+  kind: KindUi;
+  resource: Resource;
+  folders?: Resource[] | undefined;
+  onDeleted?(): void;
+}) {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [open, setOpen] = useState<Open>();
   // the object as it was when a dialog opened: a list refresh meanwhile must not reset the dialog
@@ -62,12 +74,23 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
     void refresh();
   };
   const items = [
-    mayUpdate && !kind.view && { key: 'edit', label: kind.kind === 'User' ? 'Edit or reset password' : 'Edit', icon: <Pencil />, onClick: show('edit') },
+    mayUpdate &&
+      !kind.view && {
+        key: 'edit',
+        label: kind.kind === 'User' ? 'Edit or reset password' : 'Edit',
+        icon: <Pencil />,
+        onClick: show('edit'),
+      },
     mayUpdate && kind.displayPath && { key: 'rename', label: 'Rename', icon: <RenameBox />, onClick: show('rename') },
     mayCreate && kind.duplicable && { key: 'duplicate', label: 'Duplicate', icon: <ContentCopy />, onClick: show('duplicate') },
     mayMove && { key: 'move', label: 'Move to folder', icon: <FolderMove />, onClick: show('move') },
     kind.history && { key: 'history', label: 'History', icon: <History />, onClick: () => navigate(`${basePath(kind, resource)}/history`) },
-    { key: 'yaml', label: mayUpdate ? 'Edit JSON/YAML' : 'View JSON/YAML', icon: <CodeBraces />, onClick: () => navigate(`${basePath(kind, resource)}/edit`) },
+    {
+      key: 'yaml',
+      label: mayUpdate ? 'Edit JSON/YAML' : 'View JSON/YAML',
+      icon: <CodeBraces />,
+      onClick: () => navigate(`${basePath(kind, resource)}/edit`),
+    },
     mayDelete && { key: 'delete', label: 'Delete', icon: <DeleteOutline />, onClick: show('delete') },
   ].filter(Boolean) as { key: string; label: string; icon: JSX.Element; onClick(): void }[];
 
@@ -75,7 +98,13 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
   const leaveFolders = async () => {
     for (const f of folders ?? []) {
       if (whereIs([f], name).length === 0) continue;
-      await putResource('folders', project, f.metadata.name, { ...f, spec: withoutDashboard(f.spec as FolderSpec, name) }, `"${f.metadata.version}"`);
+      await putResource(
+        'folders',
+        project,
+        f.metadata.name,
+        { ...f, spec: withoutDashboard(f.spec as FolderSpec, name) },
+        `"${f.metadata.version}"`,
+      );
     }
   };
 
@@ -92,7 +121,17 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
           </MenuItem>
         ))}
       </Menu>
-      {open === 'edit' && <FormDialog kind={kind} project={project} initial={snapshot} open onClose={() => setOpen(undefined)} onSaved={done} onChanged={() => void refresh()} />}
+      {open === 'edit' && (
+        <FormDialog
+          kind={kind}
+          project={project}
+          initial={snapshot}
+          open
+          onClose={() => setOpen(undefined)}
+          onSaved={done}
+          onChanged={() => void refresh()}
+        />
+      )}
       {open === 'rename' && <RenameDialog kind={kind} resource={snapshot} open onClose={() => setOpen(undefined)} onSaved={done} />}
       {open === 'duplicate' && (
         <DuplicateDialog
@@ -106,7 +145,9 @@ export function RowActions({ kind, resource, folders, onDeleted }: { kind: KindU
           }}
         />
       )}
-      {open === 'move' && folders && <MoveDialog dashboard={resource} folders={folders} open onClose={() => setOpen(undefined)} onMoved={done} />}
+      {open === 'move' && folders && (
+        <MoveDialog dashboard={resource} folders={folders} open onClose={() => setOpen(undefined)} onMoved={done} />
+      )}
       {open === 'delete' && (
         <DeleteDialog
           kind={kind}

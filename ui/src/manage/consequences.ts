@@ -55,12 +55,16 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
     case 'Dashboard': {
       const folders = (await tryList('folders', project)) ?? [];
       const where = whereIs(folders, name);
-      if (where.length) out.affects.push(`It is removed from the folder${where.length > 1 ? 's' : ''} ${where.map((w) => `“${w.label}”`).join(', ')}.`);
+      if (where.length)
+        out.affects.push(`It is removed from the folder${where.length > 1 ? 's' : ''} ${where.map((w) => `“${w.label}”`).join(', ')}.`);
       // the playlists of every project the user may read that name it (a tag's dashboards come and go)
       const shownBy = ((await tryList('playlists')) ?? []).filter((p) =>
-        ((p.spec as { items?: { dashboard?: { name: string; project?: string } }[] }).items ?? []).some((i) => i.dashboard?.name === name && (i.dashboard.project ?? p.metadata.project) === project),
+        ((p.spec as { items?: { dashboard?: { name: string; project?: string } }[] }).items ?? []).some(
+          (i) => i.dashboard?.name === name && (i.dashboard.project ?? p.metadata.project) === project,
+        ),
       );
-      if (shownBy.length) out.affects.push(`${plural(shownBy.length, 'playlist shows', 'playlists show')} it and will skip it: ${names(shownBy)}.`);
+      if (shownBy.length)
+        out.affects.push(`${plural(shownBy.length, 'playlist shows', 'playlists show')} it and will skip it: ${names(shownBy)}.`);
       break;
     }
     case 'Datasource':
@@ -71,14 +75,18 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
       const modules = await getJson<PluginModuleInfo[]>('/api/v1/plugins').catch(() => [] as PluginModuleInfo[]);
       const implicit = implicitDatasourceKinds(modules);
       const users = dashboards.filter((d) => dashboardUses(d.spec, { pluginKind, name, isDefault }, implicit));
-      if (users.length) out.affects.push(`${plural(users.length, 'dashboard uses', 'dashboards use')} it and will show errors: ${names(users.slice(0, 8))}${users.length > 8 ? '…' : ''}.`);
+      if (users.length)
+        out.affects.push(
+          `${plural(users.length, 'dashboard uses', 'dashboards use')} it and will show errors: ${names(users.slice(0, 8))}${users.length > 8 ? '…' : ''}.`,
+        );
       break;
     }
     case 'Secret':
     case 'GlobalSecret': {
       const dsPlural = k.scope === 'project' ? 'datasources' : 'globaldatasources';
       const users = ((await tryList(dsPlural, project)) ?? []).filter((d) => secretOf(d.spec) === name);
-      if (users.length) out.affects.push(`${plural(users.length, 'datasource sends', 'datasources send')} its credentials and will fail: ${names(users)}.`);
+      if (users.length)
+        out.affects.push(`${plural(users.length, 'datasource sends', 'datasources send')} its credentials and will fail: ${names(users)}.`);
       out.affects.push('Its values cannot be recovered: nobody can read them back.');
       break;
     }
@@ -86,7 +94,10 @@ export async function consequencesOf(k: KindUi, r: Resource): Promise<Consequenc
     case 'GlobalRole': {
       const bindingPlural = k.scope === 'project' ? 'rolebindings' : 'globalrolebindings';
       const bindings = ((await tryList(bindingPlural, project)) ?? []).filter((b) => (b.spec as { role?: string }).role === name);
-      if (bindings.length) out.affects.push(`${plural(bindings.length, 'role binding names', 'role bindings name')} it; their users lose these permissions: ${names(bindings)}.`);
+      if (bindings.length)
+        out.affects.push(
+          `${plural(bindings.length, 'role binding names', 'role bindings name')} it; their users lose these permissions: ${names(bindings)}.`,
+        );
       break;
     }
     case 'RoleBinding':

@@ -36,8 +36,16 @@ const TESTS: Record<string, { service: string; probes: readonly Probe[]; answere
     ],
     answered: (b) => (b as { status?: string })?.status === 'success',
   },
-  LokiDatasource: { service: 'Loki', probes: [{ method: 'GET', path: '/loki/api/v1/labels' }], answered: (b) => (b as { status?: string })?.status === 'success' },
-  TempoDatasource: { service: 'Tempo', probes: [{ method: 'GET', path: '/api/v2/search/tags' }], answered: (b) => Array.isArray((b as { scopes?: unknown })?.scopes) },
+  LokiDatasource: {
+    service: 'Loki',
+    probes: [{ method: 'GET', path: '/loki/api/v1/labels' }],
+    answered: (b) => (b as { status?: string })?.status === 'success',
+  },
+  TempoDatasource: {
+    service: 'Tempo',
+    probes: [{ method: 'GET', path: '/api/v2/search/tags' }],
+    answered: (b) => Array.isArray((b as { scopes?: unknown })?.scopes),
+  },
   PyroscopeDatasource: {
     service: 'Pyroscope',
     probes: [{ method: 'POST', path: '/querier.v1.QuerierService/ProfileTypes', body: '{}', type: 'application/json' }],
@@ -59,7 +67,11 @@ export function testCall(kind: KindUi, r: Resource): (Probe & { url: string }) |
       ? `/proxy/projects/${enc(r.metadata.project!)}/datasources/${enc(r.metadata.name)}`
       : `/proxy/globaldatasources/${enc(r.metadata.name)}`;
   const allowed = plugin.spec?.directUrl ? undefined : plugin.spec?.proxy?.spec?.allowedEndpoints;
-  const probe = (Array.isArray(allowed) && allowed.length > 0 && how.probes.find((p) => allowed.some((e) => lets(e, p.method, p.path.split('?')[0])))) || how.probes[0];
+  const probe =
+    (Array.isArray(allowed) &&
+      allowed.length > 0 &&
+      how.probes.find((p) => allowed.some((e) => lets(e, p.method, p.path.split('?')[0])))) ||
+    how.probes[0];
   return { ...probe, url: `${base}${probe.path}` };
 }
 
@@ -127,9 +139,15 @@ export async function testDatasource(kind: KindUi, r: Resource): Promise<TestRes
     body = undefined;
   }
   if (res.ok && answered(body) && body?.data?.version) {
-    return { ok: true, status: res.status, ms, text: `${service} ${body.data.version}${body.data.revision ? ` (revision ${body.data.revision.slice(0, 12)})` : ''} answered in ${ms} ms.` };
+    return {
+      ok: true,
+      status: res.status,
+      ms,
+      text: `${service} ${body.data.version}${body.data.revision ? ` (revision ${body.data.revision.slice(0, 12)})` : ''} answered in ${ms} ms.`,
+    };
   }
-  if (res.ok && answered(body)) return { ok: true, status: res.status, ms, text: `${service} answered ${call.method} ${call.path} in ${ms} ms.` };
+  if (res.ok && answered(body))
+    return { ok: true, status: res.status, ms, text: `${service} answered ${call.method} ${call.path} in ${ms} ms.` };
   const why = body?.message ?? body?.error ?? (text.trim().slice(0, 300) || res.statusText);
   return { ok: false, status: res.status, ms, text: `${res.status} ${res.statusText}: ${why}` };
 }

@@ -3,7 +3,14 @@
  * the rules are tested against the plugin modules a real server serves (test/datasource-users.test.ts);
  * the rules themselves are Perses' resolution, shared with the server (src/lib/datasource-refs.ts).
  */
-import { datasourceRefs, fallbackDatasourceKinds, localDatasources, pickDatasource, pluginEntries, resolveDatasource } from '../../../src/lib/datasource-refs.js';
+import {
+  datasourceRefs,
+  fallbackDatasourceKinds,
+  localDatasources,
+  pickDatasource,
+  pluginEntries,
+  resolveDatasource,
+} from '../../../src/lib/datasource-refs.js';
 
 /** A Perses PluginModule as GET /api/v1/plugins serves it: its plugins by type (`kind`) and kind (`spec.name`). */
 export interface PluginModuleInfo {
@@ -37,6 +44,9 @@ export function dashboardUses(spec: unknown, ds: DatasourceRef, implicit: Readon
   const target = [{ name: ds.name, kind: ds.pluginKind, isDefault: ds.isDefault }];
   const local = localDatasources(spec);
   return datasourceRefs(spec, implicit).some(
-    (r) => r.selector.kind === ds.pluginKind && resolveDatasource(r.selector, { dashboard: local, project: [], global: [] }) === undefined && pickDatasource(target, r.selector) !== undefined,
+    (r) =>
+      r.selector.kind === ds.pluginKind &&
+      resolveDatasource(r.selector, { dashboard: local, project: [], global: [] }) === undefined &&
+      pickDatasource(target, r.selector) !== undefined,
   );
 }

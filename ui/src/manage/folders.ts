@@ -49,7 +49,9 @@ export function whereIs(folders: Resource[], dashboard: string): Location[] {
 /** The folder's spec without any entry of the dashboard. */
 export function withoutDashboard(spec: FolderSpec, dashboard: string): FolderSpec {
   const strip = (items: FolderItem[]): FolderItem[] =>
-    items.filter((i) => !(i.kind === 'Dashboard' && i.name === dashboard)).map((i) => (i.kind === 'Folder' ? { ...i, items: strip(i.items ?? []) } : i));
+    items
+      .filter((i) => !(i.kind === 'Dashboard' && i.name === dashboard))
+      .map((i) => (i.kind === 'Folder' ? { ...i, items: strip(i.items ?? []) } : i));
   return { ...spec, items: strip(spec.items ?? []) };
 }
 

@@ -1,4 +1,17 @@
-import { Alert, Box, Button, MenuItem, Paper, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  MenuItem,
+  Paper,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { call, enc, getJson, type Resource } from '../api';
@@ -21,7 +34,19 @@ interface TokenInfo {
 
 type AuditEntry = Record<string, string | number | undefined> & { id: number; time: string; action: string; user: string };
 
-const ACTIONS = ['', 'create', 'update', 'delete', 'login', 'login-failed', 'logout', 'token-create', 'token-use', 'token-revoke', 'denied'];
+const ACTIONS = [
+  '',
+  'create',
+  'update',
+  'delete',
+  'login',
+  'login-failed',
+  'logout',
+  'token-create',
+  'token-use',
+  'token-revoke',
+  'denied',
+];
 
 export function AccessPage() {
   return (
@@ -59,8 +84,12 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 function Groups() {
   const { can, ready } = useCan();
   // a user who may not read groups is not sent to ask (the answer would be 403)
-  const q = useQuery(['groups'], () => getJson<Resource<{ members: string[] }>[]>('/api/v1/groups'), { retry: false, enabled: ready && can('read', 'Group') });
-  if (ready && !can('read', 'Group')) return <Typography color="text.secondary">Your permissions do not include reading groups.</Typography>;
+  const q = useQuery(['groups'], () => getJson<Resource<{ members: string[] }>[]>('/api/v1/groups'), {
+    retry: false,
+    enabled: ready && can('read', 'Group'),
+  });
+  if (ready && !can('read', 'Group'))
+    return <Typography color="text.secondary">Your permissions do not include reading groups.</Typography>;
   return (
     <ListBody query={q} empty={q.data?.length === 0 ? 'No groups.' : undefined}>
       <Table size="small" aria-label="groups">
@@ -90,7 +119,10 @@ function ServiceAccounts() {
     ['serviceaccounts', readGlobal],
     async () => {
       // global ones only for a user who may read them (the answer would be 403)
-      const [global, project] = await Promise.allSettled([readGlobal ? getJson<Resource[]>('/api/v1/globalserviceaccounts') : Promise.resolve([]), getJson<Resource[]>('/api/v1/serviceaccounts')]);
+      const [global, project] = await Promise.allSettled([
+        readGlobal ? getJson<Resource[]>('/api/v1/globalserviceaccounts') : Promise.resolve([]),
+        getJson<Resource[]>('/api/v1/serviceaccounts'),
+      ]);
       const ok = [global, project].filter((r): r is PromiseFulfilledResult<Resource[]> => r.status === 'fulfilled');
       if (!ok.length) throw (global as PromiseRejectedResult).reason;
       return ok.flatMap((r) => r.value);
@@ -127,7 +159,9 @@ function Tokens() {
   const { authOn } = useSession();
   if (!authOn) {
     // personal tokens belong to a signed-in user: with authentication off there is none
-    return <Typography color="text.secondary">Authentication is off on this server: there are no users, so no personal API tokens.</Typography>;
+    return (
+      <Typography color="text.secondary">Authentication is off on this server: there are no users, so no personal API tokens.</Typography>
+    );
   }
   return <TokenList />;
 }
@@ -218,14 +252,23 @@ function Audit() {
   const [filters, setFilters] = useState({ user: '', kind: '', project: '', action: '' });
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== '')).toString();
   const q = useQuery(['audit', query], () => getJson<AuditEntry[]>(`/api/v1/audit?limit=200${query ? `&${query}` : ''}`), { retry: false });
-  const field = (key: keyof typeof filters, label: string) => <TextField size="small" label={label} value={filters[key]} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />;
+  const field = (key: keyof typeof filters, label: string) => (
+    <TextField size="small" label={label} value={filters[key]} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
+  );
   return (
     <>
       <Box sx={{ display: 'flex', gap: 1, mb: 1, flexWrap: 'wrap' }}>
         {field('user', 'User')}
         {field('kind', 'Kind')}
         {field('project', 'Project')}
-        <TextField select size="small" label="Action" value={filters.action} onChange={(e) => setFilters({ ...filters, action: e.target.value })} sx={{ minWidth: 160 }}>
+        <TextField
+          select
+          size="small"
+          label="Action"
+          value={filters.action}
+          onChange={(e) => setFilters({ ...filters, action: e.target.value })}
+          sx={{ minWidth: 160 }}
+        >
           {ACTIONS.map((a) => (
             <MenuItem key={a} value={a}>
               {a || 'any'}
@@ -256,7 +299,9 @@ function Audit() {
                   {e.count !== undefined ? ` ×${e.count}` : ''}
                 </TableCell>
                 <TableCell>{[e.kind, e.project, e.name].filter((x) => x !== undefined).join('/') || '-'}</TableCell>
-                <TableCell>{e.versionBefore !== undefined || e.versionAfter !== undefined ? `${e.versionBefore ?? ''}→${e.versionAfter ?? ''}` : '-'}</TableCell>
+                <TableCell>
+                  {e.versionBefore !== undefined || e.versionAfter !== undefined ? `${e.versionBefore ?? ''}→${e.versionAfter ?? ''}` : '-'}
+                </TableCell>
                 <TableCell>{e.manager ?? e.provider ?? '-'}</TableCell>
                 <TableCell>{e.source ?? '-'}</TableCell>
               </TableRow>

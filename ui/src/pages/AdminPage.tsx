@@ -47,13 +47,20 @@ export function AdminPage() {
       )}
       {(tab || showDeleted) && (
         <>
-          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+          <Tabs
+            value={tab?.plural ?? 'deleted'}
+            onChange={(_e, v: string) => setParams(new URLSearchParams({ tab: v }))}
+            sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }}
+            variant="scrollable"
+          >
             {tabs.map((t) => (
               <Tab key={t.plural} value={t.plural} label={t.labelPlural.replace(/^global /, '').replace(/^./, (c) => c.toUpperCase())} />
             ))}
             {historyKinds.length > 0 && <Tab value="deleted" label="Recently deleted" />}
           </Tabs>
-          <Box sx={{ px: 3, pt: 2 }}>{tab ? <ResourceTable key={tab.plural} kind={tab} query={query} /> : <DeletedList kinds={historyKinds} />}</Box>
+          <Box sx={{ px: 3, pt: 2 }}>
+            {tab ? <ResourceTable key={tab.plural} kind={tab} query={query} /> : <DeletedList kinds={historyKinds} />}
+          </Box>
         </>
       )}
     </Box>

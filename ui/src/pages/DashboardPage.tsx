@@ -55,7 +55,10 @@ function Dashboard() {
   const dashboard = useQuery(key, () => getResource(plural, project, name));
   const datasourceApi = useDatasourceApi(`${project}/${name}`);
   // each panel's header gets an Explore button (its queries, the variables' values, the time range)
-  const panelOptions = useMemo(() => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }), [project, name, plural]);
+  const panelOptions = useMemo(
+    () => ({ extra: (p: PanelExtraProps) => <ExploreAction {...p} project={project} dashboard={plural === 'dashboards' ? name : ''} /> }),
+    [project, name, plural],
+  );
   // the project's and the global variables, as Perses shows them (wait for them: Perses reads them once)
   const externalVariables = useExternalVariables(project);
   const location = useLocation();
@@ -71,7 +74,9 @@ function Dashboard() {
   const { can, ready: permissionsKnown } = useCan();
   const mayEdit = (plural === 'dashboards' || plural === 'ephemeraldashboards') && can('update', kindByPlural(plural).kind, project, name);
   const restored = (location.state as { restored?: number } | null)?.restored;
-  const [notice, setNotice] = useState<string | undefined>(restored !== undefined ? `Restored: this is now version ${restored}.` : undefined);
+  const [notice, setNotice] = useState<string | undefined>(
+    restored !== undefined ? `Restored: this is now version ${restored}.` : undefined,
+  );
   // versions this page saved itself: their watch events are not news
   const ownSaves = useRef(new Set<number>());
 
@@ -86,7 +91,8 @@ function Dashboard() {
         const next = event.object!;
         if (current && (next.metadata.version ?? 0) <= (current.object.metadata.version ?? 0)) return;
         queryClient.setQueryData(key, { object: next, etag: `"${next.metadata.version}"` });
-        if (current && !ownSaves.current.has(next.metadata.version ?? -1)) setNotice(`Someone saved a new version: now showing version ${next.metadata.version}.`);
+        if (current && !ownSaves.current.has(next.metadata.version ?? -1))
+          setNotice(`Someone saved a new version: now showing version ${next.metadata.version}.`);
       }),
     [plural, project, name, key, queryClient],
   );
@@ -140,15 +146,21 @@ function Dashboard() {
       }
       const unchanged = saved.object.metadata.version === dashboard.data?.object.metadata.version;
       queryClient.setQueryData(key, saved);
-      setNotice(unchanged ? `Nothing changed: version ${saved.object.metadata.version} stays as it was.` : `Saved: version ${saved.object.metadata.version}.`);
+      setNotice(
+        unchanged
+          ? `Nothing changed: version ${saved.object.metadata.version} stays as it was.`
+          : `Saved: version ${saved.object.metadata.version}.`,
+      );
       return saved.object;
     } catch (e) {
-      if ((e as ApiError).status === 412) throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');
+      if ((e as ApiError).status === 412)
+        throw new Error('Someone else saved this dashboard first: reload the page to see their version, then apply your change again.');
       throw e;
     }
   });
 
-  if (plural !== 'dashboards' && plural !== 'ephemeraldashboards') return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
+  if (plural !== 'dashboards' && plural !== 'ephemeraldashboards')
+    return <ErrorMessage error={new Error(`${plural} cannot be viewed as a dashboard`)} />;
   if (dashboard.isLoading) return <Loading />;
   if (dashboard.error || !dashboard.data) return <ErrorMessage error={dashboard.error} />;
   const resource = dashboard.data.object as unknown as DashboardResource;
@@ -157,7 +169,10 @@ function Dashboard() {
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1, ...(kiosk ? KIOSK_SX : {}) }}>
       <PageHeader
-        crumbs={[{ label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` }, { label: displayName(dashboard.data.object) }]}
+        crumbs={[
+          { label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` },
+          { label: displayName(dashboard.data.object) },
+        ]}
         actions={
           <Stack direction="row" spacing={1} alignItems="center">
             <StarButton target={{ kind: resource.kind, project, name }} />
@@ -173,7 +188,11 @@ function Dashboard() {
             <Button size="small" component={RouterLink} to={`${base}/edit`} data-testid="edit-json-link">
               {mayEdit ? 'Edit JSON/YAML' : 'View JSON/YAML'}
             </Button>
-            <RowActions kind={kindByPlural(plural)} resource={dashboard.data.object} onDeleted={() => navigate(`/projects/${encodeURIComponent(project)}`, { replace: true })} />
+            <RowActions
+              kind={kindByPlural(plural)}
+              resource={dashboard.data.object}
+              onDeleted={() => navigate(`/projects/${encodeURIComponent(project)}`, { replace: true })}
+            />
           </Stack>
         }
       />
@@ -203,7 +222,12 @@ function Dashboard() {
           />
         )}
       </Box>
-      <Snackbar open={notice !== undefined} autoHideDuration={8000} onClose={() => setNotice(undefined)} anchorOrigin={{ vertical: 'top', horizontal: 'center' }}>
+      <Snackbar
+        open={notice !== undefined}
+        autoHideDuration={8000}
+        onClose={() => setNotice(undefined)}
+        anchorOrigin={{ vertical: 'top', horizontal: 'center' }}
+      >
         <Alert severity="info" onClose={() => setNotice(undefined)} data-testid="update-notice">
           {notice}
         </Alert>

@@ -160,7 +160,9 @@ export function EditorPage() {
   const crumbs = project
     ? [
         { label: project, to: `/projects/${encodeURIComponent(project)}${plural === 'dashboards' ? '' : `?tab=${plural}`}` },
-        ...(viewable ? [{ label: name, to: `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}` }] : [{ label: name }]),
+        ...(viewable
+          ? [{ label: name, to: `/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}` }]
+          : [{ label: name }]),
         ...(viewable ? [{ label: 'Edit' }] : []),
       ]
     : plural === 'projects'
@@ -176,7 +178,13 @@ export function EditorPage() {
             <Typography variant="caption" color="text.secondary">
               {object.kind} · {mayUpdate ? 'editing' : 'read-only (you may not update it):'} version {etag?.replace(/"/g, '')}
             </Typography>
-            <ToggleButtonGroup size="small" exclusive value={format} onChange={(_e, v: Format | null) => switchFormat(v)} aria-label="format">
+            <ToggleButtonGroup
+              size="small"
+              exclusive
+              value={format}
+              onChange={(_e, v: Format | null) => switchFormat(v)}
+              aria-label="format"
+            >
               <ToggleButton value="yaml">YAML</ToggleButton>
               <ToggleButton value="json">JSON</ToggleButton>
             </ToggleButtonGroup>
@@ -190,7 +198,11 @@ export function EditorPage() {
               Save
             </Button>
             {viewable && project && (
-              <Button size="small" component={RouterLink} to={`/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`}>
+              <Button
+                size="small"
+                component={RouterLink}
+                to={`/projects/${encodeURIComponent(project)}/${plural}/${encodeURIComponent(name)}`}
+              >
                 View
               </Button>
             )}
@@ -228,14 +240,20 @@ export function EditorPage() {
           </Alert>
         )}
         {problems.length > 0 && (
-          <List dense sx={{ mb: 1, border: 1, borderColor: 'error.light', borderRadius: 1, maxHeight: 200, overflow: 'auto' }} data-testid="problems">
+          <List
+            dense
+            sx={{ mb: 1, border: 1, borderColor: 'error.light', borderRadius: 1, maxHeight: 200, overflow: 'auto' }}
+            data-testid="problems"
+          >
             {problems.map((p, i) => (
               <ListItemButton key={i} onClick={() => goToLine(p.line)} data-testid="problem" data-path={p.path} data-line={p.line}>
                 <ListItemText
                   primary={
                     <span>
                       <code>{p.path}</code>
-                      {p.line !== undefined && <Typography component="span" variant="caption" color="text.secondary">{` · line ${p.line}`}</Typography>}
+                      {p.line !== undefined && (
+                        <Typography component="span" variant="caption" color="text.secondary">{` · line ${p.line}`}</Typography>
+                      )}
                     </span>
                   }
                   secondary={p.message}
@@ -245,7 +263,17 @@ export function EditorPage() {
           </List>
         )}
       </Box>
-      <Box sx={{ mx: 3, height: 'calc(100vh - 200px)', minHeight: 400, border: 1, borderColor: 'divider', borderRadius: 1, overflow: 'hidden' }}>
+      <Box
+        sx={{
+          mx: 3,
+          height: 'calc(100vh - 200px)',
+          minHeight: 400,
+          border: 1,
+          borderColor: 'divider',
+          borderRadius: 1,
+          overflow: 'hidden',
+        }}
+      >
         {text !== undefined && (
           <CodeEditor
             ref={editor}

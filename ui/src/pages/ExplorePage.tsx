@@ -62,12 +62,18 @@ function Explore() {
   const navigate = useNavigate();
   const dashboardName = params.get('dashboard') ?? undefined;
   const projects = useQuery(['list', 'projects'], () => list('projects'));
-  const dashboard = useQuery(['resource', 'dashboards', project ?? '', dashboardName ?? ''], () => getResource('dashboards', project, dashboardName!), { enabled: !!project && !!dashboardName });
+  const dashboard = useQuery(
+    ['resource', 'dashboards', project ?? '', dashboardName ?? ''],
+    () => getResource('dashboards', project, dashboardName!),
+    { enabled: !!project && !!dashboardName },
+  );
   const datasourceApi = useDatasourceApi();
   const initialTimeRange = useInitialTimeRange('1h');
   const initialRefreshInterval = useInitialRefreshInterval('0s');
   const { can, ready } = useCan();
-  const queryable = useQuery(['explore-queryable', can('read', 'GlobalDatasource')], () => loadQueryable(can('read', 'GlobalDatasource')), { enabled: ready });
+  const queryable = useQuery(['explore-queryable', can('read', 'GlobalDatasource')], () => loadQueryable(can('read', 'GlobalDatasource')), {
+    enabled: ready,
+  });
   const chosen = EXPLORERS.find((e) => e.id === params.get('explorer')) ?? EXPLORERS[0];
   const start = useExploreStart(
     project,
@@ -99,7 +105,14 @@ function Explore() {
                 Back to {displayName(dashboard.data!.object)}
               </Button>
             )}
-            <TextField select size="small" label="Datasources of" value={project ?? ''} onChange={(e) => switchProject(e.target.value)} sx={{ minWidth: 220 }}>
+            <TextField
+              select
+              size="small"
+              label="Datasources of"
+              value={project ?? ''}
+              onChange={(e) => switchProject(e.target.value)}
+              sx={{ minWidth: 220 }}
+            >
               <MenuItem value="">
                 <em>global datasources only</em>
               </MenuItem>
@@ -151,7 +164,13 @@ function Explorer() {
         exploreTitleComponent={
           <Stack direction="row" spacing={2} alignItems="center">
             <Typography variant="h2">{current.title}</Typography>
-            <ToggleButtonGroup size="small" exclusive value={current.id} onChange={(_e, id: string | null) => id && setExplorer(id)} aria-label="explorer">
+            <ToggleButtonGroup
+              size="small"
+              exclusive
+              value={current.id}
+              onChange={(_e, id: string | null) => id && setExplorer(id)}
+              aria-label="explorer"
+            >
               {EXPLORERS.map((e) => (
                 <ToggleButton key={e.id} value={e.id}>
                   {e.label}

@@ -1,4 +1,18 @@
-import { alpha, Alert, Box, Button, Paper, Radio, Table, TableBody, TableCell, TableHead, TableRow, Typography, useTheme } from '@mui/material';
+import {
+  alpha,
+  Alert,
+  Box,
+  Button,
+  Paper,
+  Radio,
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableRow,
+  Typography,
+  useTheme,
+} from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -44,7 +58,10 @@ export function HistoryPage() {
   const ready = current.isSuccess;
   const leftObj = useQuery(['version', ...key, leftVersion, latest], () => load(leftVersion), { enabled: ready && versions.isSuccess });
   const rightObj = useQuery(['version', ...key, rightVersion, latest], () => load(rightVersion), { enabled: ready && versions.isSuccess });
-  const rows = useMemo(() => (leftObj.data && rightObj.data ? sideBySide(canonicalLines(leftObj.data), canonicalLines(rightObj.data)) : []), [leftObj.data, rightObj.data]);
+  const rows = useMemo(
+    () => (leftObj.data && rightObj.data ? sideBySide(canonicalLines(leftObj.data), canonicalLines(rightObj.data)) : []),
+    [leftObj.data, rightObj.data],
+  );
   // restoring an existing object updates it; restoring a deleted one creates it again
   const mayRestore = can(deleted ? 'create' : 'update', kind.kind, project, name);
 
@@ -59,7 +76,17 @@ export function HistoryPage() {
   if (current.error || versions.error) return <ErrorMessage error={current.error ?? versions.error} />;
   const author = managers.data?.find((m) => m.version === latest);
   const all = [
-    ...(current.data ? [{ version: latest!, updatedAt: current.data.object.metadata.updatedAt, updatedBy: author?.updatedBy, manager: author?.manager, isCurrent: true }] : []),
+    ...(current.data
+      ? [
+          {
+            version: latest!,
+            updatedAt: current.data.object.metadata.updatedAt,
+            updatedBy: author?.updatedBy,
+            manager: author?.manager,
+            isCurrent: true,
+          },
+        ]
+      : []),
     ...older.map((v) => ({ ...v, isCurrent: false })),
   ];
   const title = current.data ? displayName(current.data.object) : name;
@@ -69,7 +96,11 @@ export function HistoryPage() {
         { label: title, ...(current.data ? { to: pageOf(plural, current.data.object) } : {}) },
         { label: 'History' },
       ]
-    : [{ label: 'Administration', to: `/admin?tab=${plural}` }, { label: title, ...(current.data ? { to: pageOf(plural, current.data.object) } : {}) }, { label: 'History' }];
+    : [
+        { label: 'Administration', to: `/admin?tab=${plural}` },
+        { label: title, ...(current.data ? { to: pageOf(plural, current.data.object) } : {}) },
+        { label: 'History' },
+      ];
 
   return (
     <Box sx={{ pb: 4 }}>
@@ -78,7 +109,8 @@ export function HistoryPage() {
       <Box sx={{ px: 3 }}>
         {deleted && (
           <Alert severity="warning" sx={{ mb: 2, maxWidth: 1000 }} data-testid="deleted-banner">
-            This {kind.label} was deleted. Its history is kept: {mayRestore ? 'restore a version to bring it back.' : 'someone who may create it can restore a version.'}
+            This {kind.label} was deleted. Its history is kept:{' '}
+            {mayRestore ? 'restore a version to bring it back.' : 'someone who may create it can restore a version.'}
           </Alert>
         )}
         <Table size="small" aria-label="versions" sx={{ maxWidth: 1000 }}>
@@ -106,14 +138,29 @@ export function HistoryPage() {
                 <TableCell data-testid="version-by">{v.updatedBy ?? ''}</TableCell>
                 <TableCell data-testid="version-manager">{v.manager ?? ''}</TableCell>
                 <TableCell align="center">
-                  <Radio size="small" checked={leftVersion === v.version} onChange={() => setLeft(v.version)} inputProps={{ 'aria-label': `compare version ${v.version} on the left` }} />
+                  <Radio
+                    size="small"
+                    checked={leftVersion === v.version}
+                    onChange={() => setLeft(v.version)}
+                    inputProps={{ 'aria-label': `compare version ${v.version} on the left` }}
+                  />
                 </TableCell>
                 <TableCell align="center">
-                  <Radio size="small" checked={rightVersion === v.version} onChange={() => setRight(v.version)} inputProps={{ 'aria-label': `compare version ${v.version} on the right` }} />
+                  <Radio
+                    size="small"
+                    checked={rightVersion === v.version}
+                    onChange={() => setRight(v.version)}
+                    inputProps={{ 'aria-label': `compare version ${v.version} on the right` }}
+                  />
                 </TableCell>
                 <TableCell align="right">
                   {!v.isCurrent && mayRestore && (
-                    <Button size="small" disabled={restore.isLoading} onClick={() => restore.mutate(v.version)} data-testid={`restore-${v.version}`}>
+                    <Button
+                      size="small"
+                      disabled={restore.isLoading}
+                      onClick={() => restore.mutate(v.version)}
+                      data-testid={`restore-${v.version}`}
+                    >
                       {deleted ? 'Restore (undelete)' : 'Restore'}
                     </Button>
                   )}
@@ -143,7 +190,12 @@ function DiffView({ rows }: { rows: DiffRow[] }) {
   const { changes, removed, added } = diffStats(rows);
   const red = alpha(theme.palette.error.main, theme.palette.mode === 'dark' ? 0.25 : 0.12);
   const green = alpha(theme.palette.success.main, theme.palette.mode === 'dark' ? 0.25 : 0.12);
-  const colours: Record<DiffRow['type'], [string, string]> = { same: ['transparent', 'transparent'], removed: [red, 'transparent'], added: ['transparent', green], changed: [red, green] };
+  const colours: Record<DiffRow['type'], [string, string]> = {
+    same: ['transparent', 'transparent'],
+    removed: [red, 'transparent'],
+    added: ['transparent', green],
+    changed: [red, green],
+  };
   const cell = { whiteSpace: 'pre-wrap', wordBreak: 'break-all', verticalAlign: 'top' } as const;
   const num = { width: 44, color: 'text.secondary', textAlign: 'right', pr: 1, userSelect: 'none', verticalAlign: 'top' } as const;
   // a line's change is said by a sign (− removed, + added), not by its colour only
@@ -198,7 +250,16 @@ function DiffView({ rows }: { rows: DiffRow[] }) {
           ? 'No differences (key order is ignored).'
           : `${changes} change${changes === 1 ? '' : 's'}: ${removed} line${removed === 1 ? '' : 's'} removed, ${added} added (key order is ignored).`}
       </Typography>
-      <Box component="table" sx={{ width: '100%', tableLayout: 'fixed', borderCollapse: 'collapse', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 12 }}>
+      <Box
+        component="table"
+        sx={{
+          width: '100%',
+          tableLayout: 'fixed',
+          borderCollapse: 'collapse',
+          fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+          fontSize: 12,
+        }}
+      >
         <tbody>{items.map(render)}</tbody>
       </Box>
     </Paper>

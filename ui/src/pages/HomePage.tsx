@@ -25,8 +25,20 @@ export function HomePage() {
           </Typography>
         </Paper>
         <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' } }}>
-          <RefList title="Starred" testid="starred" refs={profile.data?.starred} query={profile} empty="Nothing starred yet: the ☆ on a dashboard puts it here." />
-          <RefList title="Recently viewed" testid="recent" refs={profile.data?.recent} query={profile} empty="Dashboards you open appear here." />
+          <RefList
+            title="Starred"
+            testid="starred"
+            refs={profile.data?.starred}
+            query={profile}
+            empty="Nothing starred yet: the ☆ on a dashboard puts it here."
+          />
+          <RefList
+            title="Recently viewed"
+            testid="recent"
+            refs={profile.data?.recent}
+            query={profile}
+            empty="Dashboards you open appear here."
+          />
         </Box>
         <Box>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, mb: 1, flexWrap: 'wrap' }}>
@@ -45,7 +57,19 @@ export function HomePage() {
   );
 }
 
-function RefList({ title, refs, query, empty, testid }: { title: string; refs?: ObjectRef[] | undefined; query: { isLoading: boolean; error: unknown }; empty: string; testid: string }) {
+function RefList({
+  title,
+  refs,
+  query,
+  empty,
+  testid,
+}: {
+  title: string;
+  refs?: ObjectRef[] | undefined;
+  query: { isLoading: boolean; error: unknown };
+  empty: string;
+  testid: string;
+}) {
   return (
     <Card variant="outlined" sx={{ height: '100%' }}>
       <CardContent>

@@ -38,9 +38,15 @@ const isPersesDashboard = (v: unknown): v is Resource => {
 
 /** The Prometheus datasources a migrated dashboard may use: the project's and the global ones (if the user may read them). */
 async function prometheusDatasources(project: string, readGlobal: boolean): Promise<{ name: string; global: boolean }[]> {
-  const [own, global] = await Promise.all([list('datasources', project), readGlobal ? list('globaldatasources').catch(() => [] as Resource[]) : []]);
+  const [own, global] = await Promise.all([
+    list('datasources', project),
+    readGlobal ? list('globaldatasources').catch(() => [] as Resource[]) : [],
+  ]);
   const prom = (r: Resource) => /^(Prometheus|Metrics)Datasource$/.test(String((r.spec as { plugin?: { kind?: string } }).plugin?.kind));
-  return [...own.filter(prom).map((r) => ({ name: r.metadata.name, global: false })), ...global.filter(prom).map((r) => ({ name: r.metadata.name, global: true }))];
+  return [
+    ...own.filter(prom).map((r) => ({ name: r.metadata.name, global: false })),
+    ...global.filter(prom).map((r) => ({ name: r.metadata.name, global: true })),
+  ];
 }
 
 /**
@@ -56,7 +62,9 @@ export function ImportPage() {
   const [project, setProject] = useState(fromPath ?? '');
   const { can, ready } = useCan();
   const readGlobal = can('read', 'GlobalDatasource');
-  const datasources = useQuery(['import-datasources', project, readGlobal], () => prometheusDatasources(project, readGlobal), { enabled: project !== '' && ready });
+  const datasources = useQuery(['import-datasources', project, readGlobal], () => prometheusDatasources(project, readGlobal), {
+    enabled: project !== '' && ready,
+  });
   const [text, setText] = useState('');
   const [name, setName] = useState('');
   const [datasource, setDatasource] = useState('');
@@ -81,7 +89,13 @@ export function ImportPage() {
     try {
       parsed = json ? JSON.parse(text) : parse(text);
     } catch (e) {
-      setError(new Error(json ? `The text is not valid JSON: ${jsonErrorText(text, e)}.` : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`));
+      setError(
+        new Error(
+          json
+            ? `The text is not valid JSON: ${jsonErrorText(text, e)}.`
+            : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`,
+        ),
+      );
       return;
     }
     setBusy(true);
@@ -114,7 +128,9 @@ export function ImportPage() {
       setPreview(undefined);
       setSavedTo(`/projects/${enc(project)}/dashboards/${enc(name)}`);
     } catch (e) {
-      setError((e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e);
+      setError(
+        (e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e,
+      );
       setBusy(false);
     }
   };
@@ -144,13 +160,22 @@ export function ImportPage() {
     if (preview?.from === 'Grafana') void convert(ds, target, wanted);
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
-  const shown = preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project } } as unknown as DashboardResource);
+  const shown =
+    preview &&
+    ({
+      ...preview.dashboard,
+      metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project },
+    } as unknown as DashboardResource);
   // the datasources its queries ask for that the project will not have (the server's warnings)
-  const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), { enabled: !!shown && project !== '' });
+  const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), {
+    enabled: !!shown && project !== '',
+  });
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flexGrow: 1 }}>
-      <PageHeader crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]} />
+      <PageHeader
+        crumbs={[...(fromPath ? [{ label: fromPath, to: `/projects/${enc(fromPath)}` }] : []), { label: 'Import a dashboard' }]}
+      />
       <Stack spacing={2} sx={{ px: 3, pb: 2 }}>
         <DraftOfferAlert
           state={kept}
@@ -176,8 +201,23 @@ export function ImportPage() {
           <Button variant="outlined" onClick={() => fileInput.current?.click()}>
             Upload a file
           </Button>
-          <input ref={fileInput} hidden type="file" accept=".json,.yaml,.yml,application/json" data-testid="import-file" onChange={(e) => void upload(e.target.files?.[0])} />
-          <TextField select size="small" label="Project" value={project} onChange={(e) => choose(datasource, e.target.value)} sx={{ minWidth: 200 }} inputProps={{ 'data-testid': 'import-project' }}>
+          <input
+            ref={fileInput}
+            hidden
+            type="file"
+            accept=".json,.yaml,.yml,application/json"
+            data-testid="import-file"
+            onChange={(e) => void upload(e.target.files?.[0])}
+          />
+          <TextField
+            select
+            size="small"
+            label="Project"
+            value={project}
+            onChange={(e) => choose(datasource, e.target.value)}
+            sx={{ minWidth: 200 }}
+            inputProps={{ 'data-testid': 'import-project' }}
+          >
             {(projects.data ?? []).map((p) => (
               <MenuItem key={p.metadata.name} value={p.metadata.name}>
                 {p.metadata.name}
@@ -202,26 +242,49 @@ export function ImportPage() {
               </MenuItem>
             ))}
           </TextField>
-          <TextField size="small" label="Name" value={name} onChange={(e) => setName(e.target.value)} inputProps={{ 'aria-label': 'dashboard name' }} />
-          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => void convert()} data-testid="import-preview">
+          <TextField
+            size="small"
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            inputProps={{ 'aria-label': 'dashboard name' }}
+          />
+          <Button
+            variant="contained"
+            disabled={busy || !text.trim() || !project}
+            onClick={() => void convert()}
+            data-testid="import-preview"
+          >
             Preview
           </Button>
-          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={() => void save()} data-testid="import-save">
+          <Button
+            variant="contained"
+            color="success"
+            disabled={busy || !preview || !name}
+            onClick={() => void save()}
+            data-testid="import-save"
+          >
             Save to {project || 'project'}
           </Button>
         </Stack>
         {!!error && <ErrorMessage error={error} />}
         {preview?.from === 'Perses' && <Alert severity="info">This is already a Perses dashboard: it is imported as it is.</Alert>}
         {preview?.report && <MigrationReportView report={preview.report} />}
-        {shown && warnings.data && <DatasourceWarnings dashboard={shown as unknown as Resource} warnings={warnings.data} project={project} />}
+        {shown && warnings.data && (
+          <DatasourceWarnings dashboard={shown as unknown as Resource} warnings={warnings.data} project={project} />
+        )}
         {undrawn.length > 0 && (
           <Alert severity="warning" data-testid="import-not-drawn">
-            {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why): {undrawn.map((e) => e.source).join(', ')}.
+            {undrawn.length === 1 ? 'One panel is' : `${undrawn.length} panels are`} not drawn by this web UI (the report says why):{' '}
+            {undrawn.map((e) => e.source).join(', ')}.
           </Alert>
         )}
       </Stack>
       {shown && datasourceApi && (
-        <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', borderTop: 1, borderColor: 'divider' }} data-testid="import-preview-dashboard">
+        <Box
+          sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', borderTop: 1, borderColor: 'divider' }}
+          data-testid="import-preview-dashboard"
+        >
           <Typography variant="subtitle2" sx={{ px: 3, pt: 1 }} color="text.secondary">
             Preview of {shown.spec.display?.name ?? shown.metadata.name}
           </Typography>

@@ -32,9 +32,13 @@ export function PlaylistPlayerPage() {
   const navigate = useNavigate();
   const kiosk = useKiosk();
   const [, setParams] = useSearchParams();
-  const playlist = useQuery(['resource', 'playlists', project, name], () => getResource<Resource<PlaylistSpec>>('playlists', project, name));
+  const playlist = useQuery(['resource', 'playlists', project, name], () =>
+    getResource<Resource<PlaylistSpec>>('playlists', project, name),
+  );
   const version = playlist.data?.object.metadata.version;
-  const queue = useQuery(['playlist-queue', project, name, version], () => resolveQueue(playlist.data!.object), { enabled: version !== undefined });
+  const queue = useQuery(['playlist-queue', project, name, version], () => resolveQueue(playlist.data!.object), {
+    enabled: version !== undefined,
+  });
   const [index, setIndex] = useState(0);
   const [paused, setPaused] = useState(false);
   const entries = queue.data?.entries ?? [];

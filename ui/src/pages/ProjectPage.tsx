@@ -35,8 +35,12 @@ export function ProjectPage() {
   const tab = showDeleted ? undefined : (tabs.find((t) => t.plural === params.get('tab')) ?? tabs[0]);
   const query = params.get('q') ?? '';
   const projectQuery = useQuery(['resource', 'projects', '', project], () => getResource('projects', undefined, project));
-  const folders = useQuery(['list', 'folders', project], () => list('folders', project), { enabled: tab?.plural === 'dashboards' && can('read', 'Folder', project) });
-  const dashboards = useQuery(['list', 'dashboards', project], () => list('dashboards', project), { enabled: tab?.plural === 'dashboards' });
+  const folders = useQuery(['list', 'folders', project], () => list('folders', project), {
+    enabled: tab?.plural === 'dashboards' && can('read', 'Folder', project),
+  });
+  const dashboards = useQuery(['list', 'dashboards', project], () => list('dashboards', project), {
+    enabled: tab?.plural === 'dashboards',
+  });
   const [dialog, setDialog] = useState<'rename' | 'delete'>();
   const title = projectQuery.data?.object;
   const projectKind = kindByPlural('projects');
@@ -81,7 +85,12 @@ export function ProjectPage() {
       />
       {ready && (tab || showDeleted) && (
         <>
-          <Tabs value={tab?.plural ?? 'deleted'} onChange={(_e, v: string) => setTab(v)} sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }} variant="scrollable">
+          <Tabs
+            value={tab?.plural ?? 'deleted'}
+            onChange={(_e, v: string) => setTab(v)}
+            sx={{ px: 3, borderBottom: 1, borderColor: 'divider' }}
+            variant="scrollable"
+          >
             {tabs.map((t) => (
               <Tab key={t.plural} value={t.plural} label={t.labelPlural[0].toUpperCase() + t.labelPlural.slice(1)} />
             ))}
@@ -94,7 +103,9 @@ export function ProjectPage() {
           )}
           {tab && (
             <Box sx={{ px: 3, pt: 2 }}>
-              {tab.plural === 'dashboards' && can('read', 'Folder', project) && <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />}
+              {tab.plural === 'dashboards' && can('read', 'Folder', project) && (
+                <FolderTree project={project} folders={folderList} dashboards={dashboards.data ?? []} />
+              )}
               <ResourceTable
                 key={tab.plural}
                 kind={tab}

@@ -40,7 +40,17 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
   };
 
   return (
-    <Box component="main" sx={{ display: 'flex', justifyContent: 'center', alignItems: 'flex-start', minHeight: '100vh', pt: 10, bgcolor: 'background.default' }}>
+    <Box
+      component="main"
+      sx={{
+        display: 'flex',
+        justifyContent: 'center',
+        alignItems: 'flex-start',
+        minHeight: '100vh',
+        pt: 10,
+        bgcolor: 'background.default',
+      }}
+    >
       <Paper sx={{ p: 4, width: 380 }} elevation={2}>
         <Stack spacing={2}>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
@@ -57,7 +67,15 @@ export function SignInPage({ config, onSignedIn }: { config: PublicConfig; onSig
           {native && (
             <Box component="form" onSubmit={submit}>
               <Stack spacing={2}>
-                <TextField label="User name" name="username" autoComplete="username" value={name} onChange={(e) => setName(e.target.value)} required autoFocus />
+                <TextField
+                  label="User name"
+                  name="username"
+                  autoComplete="username"
+                  value={name}
+                  onChange={(e) => setName(e.target.value)}
+                  required
+                  autoFocus
+                />
                 <TextField
                   label="Password"
                   name="password"

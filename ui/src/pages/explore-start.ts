@@ -46,7 +46,11 @@ export interface Queryable {
 }
 
 export async function loadQueryable(readGlobal: boolean): Promise<Queryable> {
-  const [projects, inProjects, global] = await Promise.all([list('projects'), list('datasources'), readGlobal ? list('globaldatasources').catch(() => [] as Resource[]) : []]);
+  const [projects, inProjects, global] = await Promise.all([
+    list('projects'),
+    list('datasources'),
+    readGlobal ? list('globaldatasources').catch(() => [] as Resource[]) : [],
+  ]);
   return { projects, inProjects, global, readGlobal };
 }
 
@@ -64,7 +68,9 @@ const known = (all: Resource[]): KnownDatasource[] =>
  */
 export function startProject(q: Queryable, kinds: readonly string[]): string | undefined {
   const usable = (p: string) =>
-    (p === '' ? q.global : q.inProjects.filter((d) => d.metadata.project === p)).some((d) => kinds.includes(String((d.spec as { plugin?: { kind?: string } }).plugin?.kind)));
+    (p === '' ? q.global : q.inProjects.filter((d) => d.metadata.project === p)).some((d) =>
+      kinds.includes(String((d.spec as { plugin?: { kind?: string } }).plugin?.kind)),
+    );
   const last = readLast().project;
   if (last === '' && q.readGlobal) return '';
   if (last && q.projects.some((p) => p.metadata.name === last) && usable(last)) return last;

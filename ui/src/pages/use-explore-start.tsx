@@ -39,7 +39,15 @@ export function useExploreStart(
   useEffect(() => {
     if (!initial?.name) return;
     const next = new URLSearchParams(params);
-    next.set('data', JSON.stringify({ ...data, queries: [{ kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: '', datasource: initial } } } }] }));
+    next.set(
+      'data',
+      JSON.stringify({
+        ...data,
+        queries: [
+          { kind: 'TimeSeriesQuery', spec: { plugin: { kind: 'PrometheusTimeSeriesQuery', spec: { query: '', datasource: initial } } } },
+        ],
+      }),
+    );
     setParams(next, { replace: true });
     // once, for a URL without queries
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -76,7 +84,8 @@ export function useExploreStart(
       waiting,
       hint: (
         <>
-          {scope} has no {kind.replace(/Datasource$/, '')} datasource to query{project ? ', and there is no global one' : ' among the global datasources'}:{' '}
+          {scope} has no {kind.replace(/Datasource$/, '')} datasource to query
+          {project ? ', and there is no global one' : ' among the global datasources'}:{' '}
           {project ? (
             <Link component={RouterLink} to={`/projects/${enc(project)}?tab=datasources`}>
               add one in its Datasources tab

@@ -1,6 +1,11 @@
 import { Alert, Box, Stack, useMediaQuery, useTheme } from '@mui/material';
 import { ChartsProvider, ErrorAlert, ErrorBoundary, useChartsTheme } from '@perses-dev/components';
-import { DEFAULT_DASHBOARD_DURATION, DEFAULT_REFRESH_INTERVAL, type BuiltinVariableDefinition, type DashboardResource } from '@perses-dev/core';
+import {
+  DEFAULT_DASHBOARD_DURATION,
+  DEFAULT_REFRESH_INTERVAL,
+  type BuiltinVariableDefinition,
+  type DashboardResource,
+} from '@perses-dev/core';
 import {
   Dashboard,
   DashboardStickyToolbar,
@@ -34,7 +39,14 @@ import { MissingDatasourceMessages } from './missing-datasources';
 import { packGrid } from './grid-pack';
 import { minimalEdit } from '../minimal-save';
 // the edit-mode and JSON dialogs: their code is loaded when they are first shown
-import { DashboardDiscardChangesConfirmationDialog, DeletePanelDialog, DeletePanelGroupDialog, EditJsonDialog, PanelDrawer, PanelGroupDialog } from './edit-on-demand';
+import {
+  DashboardDiscardChangesConfirmationDialog,
+  DeletePanelDialog,
+  DeletePanelGroupDialog,
+  EditJsonDialog,
+  PanelDrawer,
+  PanelGroupDialog,
+} from './edit-on-demand';
 import { SaveDefaultsDialog } from './SaveDefaultsDialog';
 
 export interface DashboardViewProps {
@@ -110,11 +122,21 @@ export const DashboardView = memo(function DashboardView(props: DashboardViewPro
 });
 
 function builtin(name: string, description: string, value: () => string | undefined): BuiltinVariableDefinition {
-  return { kind: 'BuiltinVariable', spec: { name, value: () => value() ?? '', source: 'Dashboard', display: { name, description, hidden: true } } };
+  return {
+    kind: 'BuiltinVariable',
+    spec: { name, value: () => value() ?? '', source: 'Dashboard', display: { name, description, hidden: true } },
+  };
 }
 
 /** `DashboardApp`: toolbar, the dashboard with its panels, and the edit-mode dialogs. */
-function DashboardBody({ dashboardResource, onSave, panelOptions, dashboardTitleComponent, confirmEdit, mayEdit }: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
+function DashboardBody({
+  dashboardResource,
+  onSave,
+  panelOptions,
+  dashboardTitleComponent,
+  confirmEdit,
+  mayEdit,
+}: Omit<DashboardViewProps, 'externalVariableDefinitions'>) {
   const chartsTheme = useChartsTheme();
   // panel actions always in the page, so that Tab reaches them; ./a11y hides them from the eye
   // until the panel is hovered or holds the focus, as Perses' 'hover' did for the mouse only
@@ -215,7 +237,17 @@ function ViewOnlyToolbar({ dashboardTitleComponent }: { dashboardTitleComponent?
   return (
     <Stack data-testid="dashboard-toolbar">
       {dashboardTitleComponent && <Box sx={{ px: 2, py: 1.5, display: 'flex' }}>{dashboardTitleComponent}</Box>}
-      <Box sx={{ display: 'flex', width: '100%', alignItems: 'start', padding: (theme) => theme.spacing(1, 2, 0, 2), flexDirection: isBiggerThanMd ? 'row' : 'column', flexWrap: 'nowrap', gap: 1 }}>
+      <Box
+        sx={{
+          display: 'flex',
+          width: '100%',
+          alignItems: 'start',
+          padding: (theme) => theme.spacing(1, 2, 0, 2),
+          flexDirection: isBiggerThanMd ? 'row' : 'column',
+          flexWrap: 'nowrap',
+          gap: 1,
+        }}
+      >
         <Box width="100%">
           <ErrorBoundary FallbackComponent={ErrorAlert}>
             <DashboardStickyToolbar sx={{ backgroundColor: ({ palette }) => palette.background.default }} />

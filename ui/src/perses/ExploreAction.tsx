@@ -56,13 +56,23 @@ export function ExploreAction({ panelDefinition, project, dashboard }: PanelExtr
   const vars = useAllVariableValues();
   const { timeRange } = useTimeRange();
   const { data: items } = useListDatasourceSelectItems('PrometheusDatasource');
-  const queries = (panelDefinition?.spec.queries ?? []).filter((q) => q.kind === 'TimeSeriesQuery').map((q) => pickedDatasource(q, vars, items));
+  const queries = (panelDefinition?.spec.queries ?? [])
+    .filter((q) => q.kind === 'TimeSeriesQuery')
+    .map((q) => pickedDatasource(q, vars, items));
   if (queries.length === 0) return null;
   const title = panelDefinition?.spec.display?.name ?? 'this panel';
-  const range = isRelativeTimeRange(timeRange) ? { start: timeRange.pastDuration } : { start: String(timeRange.start.getTime()), end: String(timeRange.end.getTime()) };
+  const range = isRelativeTimeRange(timeRange)
+    ? { start: timeRange.pastDuration }
+    : { start: String(timeRange.start.getTime()), end: String(timeRange.end.getTime()) };
   return (
     <Tooltip title="Explore these queries">
-      <IconButton size="small" component={RouterLink} to={exploreUrl({ project, dashboard, queries: resolved(queries, vars), ...range })} aria-label={`Explore ${title}`} sx={{ padding: '4px' }}>
+      <IconButton
+        size="small"
+        component={RouterLink}
+        to={exploreUrl({ project, dashboard, queries: resolved(queries, vars), ...range })}
+        aria-label={`Explore ${title}`}
+        sx={{ padding: '4px' }}
+      >
         <Compass fontSize="inherit" />
       </IconButton>
     </Tooltip>

@@ -41,7 +41,9 @@ export function SaveDefaultsDialog() {
     <Dialog open>
       <Dialog.Header onClose={() => dialog.onCancel()}>Save Dashboard</Dialog.Header>
       <Dialog.Content>
-        <Typography marginBottom={2}>{dialog.description || 'The time range or variable values differ from the saved defaults. Save them as the new defaults too?'}</Typography>
+        <Typography marginBottom={2}>
+          {dialog.description || 'The time range or variable values differ from the saved defaults. Save them as the new defaults too?'}
+        </Typography>
         <FormGroup>
           <FormControlLabel
             control={<Checkbox checked={saveTimeRange} disabled={!durationChanged} onChange={(e) => setSaveTimeRange(e.target.checked)} />}
@@ -52,13 +54,17 @@ export function SaveDefaultsDialog() {
             }
           />
           <FormControlLabel
-            control={<Checkbox checked={saveVariables} disabled={changed.length === 0} onChange={(e) => setSaveVariables(e.target.checked)} />}
+            control={
+              <Checkbox checked={saveVariables} disabled={changed.length === 0} onChange={(e) => setSaveVariables(e.target.checked)} />
+            }
             label={`Save the current variable values as the new defaults (${changed.length > 0 ? changed.join(', ') : 'none changed'})`}
           />
         </FormGroup>
       </Dialog.Content>
       <Dialog.Actions>
-        <Dialog.PrimaryButton onClick={() => dialog.onSaveChanges(saveTimeRange && durationChanged, saveVariables && changed.length > 0)}>Save Changes</Dialog.PrimaryButton>
+        <Dialog.PrimaryButton onClick={() => dialog.onSaveChanges(saveTimeRange && durationChanged, saveVariables && changed.length > 0)}>
+          Save Changes
+        </Dialog.PrimaryButton>
         <Dialog.SecondaryButton onClick={() => dialog.onCancel()}>Cancel</Dialog.SecondaryButton>
       </Dialog.Actions>
     </Dialog>

@@ -18,10 +18,13 @@ export function PersesA11yStyles() {
   return (
     <GlobalStyles
       styles={{
-        'section[data-testid="panel"]:not(:hover):not(:focus-within):not(:has(button[aria-label^="edit panel"])) > header button:not([aria-label="panel errors"])': { opacity: 0 },
+        'section[data-testid="panel"]:not(:hover):not(:focus-within):not(:has(button[aria-label^="edit panel"])) > header button:not([aria-label="panel errors"])':
+          { opacity: 0 },
         // the edit mode's toolbar: Perses tints it with its primary at 19 %, under primary text
         // (3.9:1 in light mode, 4.4:1 in dark); a lighter tint of the same hue reads at AA
-        '[data-testid="dashboard-toolbar"] > div:first-of-type:has(button[aria-label="Add panel"])': { backgroundColor: `${alpha(primary, 0.08)} !important` },
+        '[data-testid="dashboard-toolbar"] > div:first-of-type:has(button[aria-label="Add panel"])': {
+          backgroundColor: `${alpha(primary, 0.08)} !important`,
+        },
         // CodeMirror's placeholder (#888: 3.5:1 on white)
         '.cm-placeholder': { color: `${theme.palette.text.secondary} !important` },
       }}
@@ -37,7 +40,8 @@ const label = (el: Element | null, name: string) => {
 };
 
 /** What a control in a table row acts on: the row's first cell with text. */
-const rowSubject = (el: Element) => [...(el.closest('tr')?.querySelectorAll('td') ?? [])].map((td) => td.textContent?.trim()).find((t) => t) ?? 'the row';
+const rowSubject = (el: Element) =>
+  [...(el.closest('tr')?.querySelectorAll('td') ?? [])].map((td) => td.textContent?.trim()).find((t) => t) ?? 'the row';
 
 /** Perses' unnamed icon buttons, known by their icon (the start of its SVG path, mdi-material-ui). */
 const ICONS: [string, (subject: string) => string][] = [

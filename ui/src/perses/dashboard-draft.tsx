@@ -31,7 +31,12 @@ export interface DashboardDraft {
  * applies it on top of the current one (the same three-way merge as a save) and names what both
  * changed: the edit wins there.
  */
-export function useDashboardDraft(resource: DashboardResource, loaded: DashboardResource, confirmEdit: (() => Promise<boolean>) | undefined, onRestored: () => void): DashboardDraft {
+export function useDashboardDraft(
+  resource: DashboardResource,
+  loaded: DashboardResource,
+  confirmEdit: (() => Promise<boolean>) | undefined,
+  onRestored: () => void,
+): DashboardDraft {
   const { user } = useSession();
   const key = draftKey('dashboard', resource.kind, resource.metadata.project, resource.metadata.name);
   const version = resource.metadata.version ?? 0;
@@ -54,7 +59,10 @@ export function useDashboardDraft(resource: DashboardResource, loaded: Dashboard
     keepDraft<DashboardEdit>(key, { loaded, edited }, version, user);
   }, [text, key, version, user, resource, loaded]);
 
-  const conflicts = offer && offer.version !== version ? overlap(changedPaths(offer.value.loaded, loaded), changedPaths(offer.value.loaded, offer.value.edited)) : [];
+  const conflicts =
+    offer && offer.version !== version
+      ? overlap(changedPaths(offer.value.loaded, loaded), changedPaths(offer.value.loaded, offer.value.edited))
+      : [];
   const restore = async () => {
     if (!offer || (confirmEdit && !(await confirmEdit()))) return;
     const edited = offer.version === version ? offer.value.edited : minimalEdit(loaded, offer.value.loaded, offer.value.edited, packGrid);

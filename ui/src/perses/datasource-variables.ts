@@ -1,4 +1,10 @@
-import { type DatasourceSelectValue, datasourceSelectValueToSelector, isVariableDatasource, parseVariables, type VariablePlugin } from '@perses-dev/plugin-system';
+import {
+  type DatasourceSelectValue,
+  datasourceSelectValueToSelector,
+  isVariableDatasource,
+  parseVariables,
+  type VariablePlugin,
+} from '@perses-dev/plugin-system';
 
 /**
  * A variable plugin whose `spec.datasource` may name a datasource variable (`"$ds"`, what a
@@ -8,7 +14,10 @@ import { type DatasourceSelectValue, datasourceSelectValueToSelector, isVariable
  * `datasourceKind` when it holds none), and the plugin's variable depends on it, so its values
  * are listed again when another datasource is picked.
  */
-export function withDatasourceVariable<S extends { datasource?: DatasourceSelectValue }>(plugin: VariablePlugin<S>, datasourceKind: string): VariablePlugin<S> {
+export function withDatasourceVariable<S extends { datasource?: DatasourceSelectValue }>(
+  plugin: VariablePlugin<S>,
+  datasourceKind: string,
+): VariablePlugin<S> {
   return {
     ...plugin,
     getVariableOptions: async (spec, ctx) => {

@@ -79,6 +79,8 @@ export function useExternalVariables(project: string): ExternalVariables {
       definitions: ([projectData, globalData][i] ?? []).map(toDefinition),
     }));
   }, [settled, project, projectData, globalData]);
-  const failures = queries.flatMap((q, i) => (mayRead[i] && q.isError ? [`${SCOPES[i].title.toLowerCase()}: ${(q.error as Error).message}`] : []));
+  const failures = queries.flatMap((q, i) =>
+    mayRead[i] && q.isError ? [`${SCOPES[i].title.toLowerCase()}: ${(q.error as Error).message}`] : [],
+  );
   return { definitions, failures };
 }

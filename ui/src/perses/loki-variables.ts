@@ -1,6 +1,13 @@
 import type { DatasourceSelector } from '@perses-dev/core';
 import type { LokiClient } from '@perses-dev/loki-plugin';
-import { datasourceSelectValueToSelector, type GetVariableOptionsContext, parseVariables, replaceVariables, type VariableOption, type VariablePlugin } from '@perses-dev/plugin-system';
+import {
+  datasourceSelectValueToSelector,
+  type GetVariableOptionsContext,
+  parseVariables,
+  replaceVariables,
+  type VariableOption,
+  type VariablePlugin,
+} from '@perses-dev/plugin-system';
 
 /**
  * The Loki variables of the Perses catalog (LokiLabelValuesVariable, LokiLabelNamesVariable,
@@ -38,7 +45,8 @@ async function client(datasource: LokiDatasourceValue, ctx: GetVariableOptionsCo
 }
 
 /** The time range as Loki takes it (Unix seconds). */
-const range = (ctx: GetVariableOptionsContext) => [String(Math.floor(ctx.timeRange.start.getTime() / 1000)), String(Math.ceil(ctx.timeRange.end.getTime() / 1000))] as const;
+const range = (ctx: GetVariableOptionsContext) =>
+  [String(Math.floor(ctx.timeRange.start.getTime() / 1000)), String(Math.ceil(ctx.timeRange.end.getTime() / 1000))] as const;
 
 const options = (values: Iterable<string>): VariableOption[] => [...new Set(values)].sort().map((v) => ({ label: v, value: v }));
 
@@ -60,7 +68,8 @@ export const LokiLabelValuesVariable: VariablePlugin<LabelValuesSpec> = {
   getVariableOptions: async (spec, ctx) => {
     const c = await client(spec.datasource, ctx);
     const label = replaceVariables(spec.labelName, ctx.variables);
-    if (spec.matchers?.length) return { data: options((await series(c, spec.matchers, ctx)).flatMap((s) => (s[label] === undefined ? [] : [s[label]]))) };
+    if (spec.matchers?.length)
+      return { data: options((await series(c, spec.matchers, ctx)).flatMap((s) => (s[label] === undefined ? [] : [s[label]]))) };
     const [start, end] = range(ctx);
     return { data: options((await c.labelValues(encodeURIComponent(label), start, end)).data ?? []) };
   },

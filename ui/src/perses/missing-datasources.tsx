@@ -24,20 +24,34 @@ const known = (all: { metadata: { name: string }; spec: { default?: boolean; plu
  * Perses' "No datasource found ... name 'undefined'" after its retries. A list that cannot be read
  * leaves the selector to Perses.
  */
-export function MissingDatasourceMessages({ api, project, children }: { api: CachingDatasourceApi; project?: string; children: ReactNode }) {
+export function MissingDatasourceMessages({
+  api,
+  project,
+  children,
+}: {
+  api: CachingDatasourceApi;
+  project?: string;
+  children: ReactNode;
+}) {
   const inner = useDatasourceStore();
   const value = useMemo<DatasourceStore>(() => {
     const check = async (selector: DatasourceSelector) => {
       let scopes;
       try {
         const [own, global] = await Promise.all([project ? api.listDatasources(project) : [], api.listGlobalDatasources()]);
-        scopes = { dashboard: localDatasources({ datasources: inner.getLocalDatasources() }), project: known(own), ...(api.readsGlobal ? { global: known(global) } : {}) };
+        scopes = {
+          dashboard: localDatasources({ datasources: inner.getLocalDatasources() }),
+          project: known(own),
+          ...(api.readsGlobal ? { global: known(global) } : {}),
+        };
       } catch {
         return;
       }
       if (resolveDatasource(selector, { ...scopes, global: scopes.global ?? [] }) !== undefined) return;
       const looked = { dashboard: scopes.dashboard.length > 0, ...(project ? { project } : {}), global: scopes.global !== undefined };
-      throw new MissingDatasourceError(`This panel ${notFoundSentence({ selector, implicit: false }, looked).replace(/name (another|one)$/, 'pick $1')}.`);
+      throw new MissingDatasourceError(
+        `This panel ${notFoundSentence({ selector, implicit: false }, looked).replace(/name (another|one)$/, 'pick $1')}.`,
+      );
     };
     return {
       ...inner,

@@ -8,5 +8,10 @@ declare module 'react-grid-layout/build/utils' {
     h: number;
   }
   export function correctBounds<T extends LayoutItem>(layout: T[], bounds: { cols: number }): T[];
-  export function compact<T extends LayoutItem>(layout: T[], compactType: 'vertical' | 'horizontal' | null, cols: number, allowOverlap?: boolean): T[];
+  export function compact<T extends LayoutItem>(
+    layout: T[],
+    compactType: 'vertical' | 'horizontal' | null,
+    cols: number,
+    allowOverlap?: boolean,
+  ): T[];
 }

@@ -40,7 +40,11 @@ export function PlayedDashboard({ project, name }: { project: string; name: stri
   if (!dashboard.data || !timeInUrl || !ready || !datasourceApi || !externalVariables.definitions) return <Loading />;
   return (
     // the player is the chrome: Perses' toolbar (time range, variables) is not shown
-    <Box sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', '& [data-testid="dashboard-toolbar"]': { display: 'none' } }} data-testid="played-dashboard" data-name={name}>
+    <Box
+      sx={{ flexGrow: 1, display: 'flex', flexDirection: 'column', '& [data-testid="dashboard-toolbar"]': { display: 'none' } }}
+      data-testid="played-dashboard"
+      data-name={name}
+    >
       <DashboardView
         dashboardResource={dashboard.data.object}
         datasourceApi={datasourceApi}

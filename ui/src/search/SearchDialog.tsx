@@ -21,7 +21,9 @@ export function SearchDialog({ open, onOpenChange }: { open: boolean; onOpenChan
   return (
     <Dialog open={open} onClose={() => onOpenChange(false)} fullWidth maxWidth="md" aria-labelledby="search-dialog-title">
       <DialogTitle id="search-dialog-title">Search</DialogTitle>
-      <DialogContent sx={{ pt: '8px !important', minHeight: 200 }}>{open && <SearchBox autoFocus onOpen={() => onOpenChange(false)} />}</DialogContent>
+      <DialogContent sx={{ pt: '8px !important', minHeight: 200 }}>
+        {open && <SearchBox autoFocus onOpen={() => onOpenChange(false)} />}
+      </DialogContent>
     </Dialog>
   );
 }

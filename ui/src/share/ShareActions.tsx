@@ -8,7 +8,10 @@ import { KIOSK_PARAM } from '../kiosk';
 import { ShareDialog } from './ShareDialog';
 
 /** Kiosk mode: only the page's dashboard, its panels without their toolbar (the sx of a page whose dashboard box has data-testid="dashboard"). */
-export const KIOSK_SX = { '& > :not([data-testid="dashboard"])': { display: 'none' }, '& [data-testid="dashboard-toolbar"]': { display: 'none' } };
+export const KIOSK_SX = {
+  '& > :not([data-testid="dashboard"])': { display: 'none' },
+  '& [data-testid="dashboard-toolbar"]': { display: 'none' },
+};
 
 /** A dashboard page's Share button (and its dialog) and its kiosk mode button. */
 export function ShareActions({ dashboard }: { dashboard: DashboardResource }) {

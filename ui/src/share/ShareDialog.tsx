@@ -1,4 +1,16 @@
-import { Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import {
+  Button,
+  Checkbox,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  FormControlLabel,
+  MenuItem,
+  Stack,
+  TextField,
+  Typography,
+} from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { useEffect, useState } from 'react';
 import { isRelativeRange, shareLink } from './share-link';
@@ -82,7 +94,14 @@ export function ShareDialog({ dashboard, open, onClose }: { dashboard: Dashboard
             control={<Checkbox checked={absolute && relative} disabled={!relative} onChange={(e) => setAbsolute(e.target.checked)} />}
             label={relative ? 'Absolute time range (the same minutes, whenever the link is opened)' : 'Absolute time range (it already is)'}
           />
-          <TextField select size="small" label="Panel" value={panel} onChange={(e) => setPanel(e.target.value)} inputProps={{ 'aria-label': 'panel' }}>
+          <TextField
+            select
+            size="small"
+            label="Panel"
+            value={panel}
+            onChange={(e) => setPanel(e.target.value)}
+            inputProps={{ 'aria-label': 'panel' }}
+          >
             <MenuItem value={WHOLE}>The whole dashboard</MenuItem>
             {panelsOf(dashboard).map((p) => (
               <MenuItem key={p.key} value={p.key}>
@@ -90,7 +109,10 @@ export function ShareDialog({ dashboard, open, onClose }: { dashboard: Dashboard
               </MenuItem>
             ))}
           </TextField>
-          <FormControlLabel control={<Checkbox checked={kiosk} onChange={(e) => setKiosk(e.target.checked)} />} label="Kiosk mode (no menus or toolbars, for a wall screen; Escape leaves it)" />
+          <FormControlLabel
+            control={<Checkbox checked={kiosk} onChange={(e) => setKiosk(e.target.checked)} />}
+            label="Kiosk mode (no menus or toolbars, for a wall screen; Escape leaves it)"
+          />
           <Typography variant="body2" role="status" color="text.secondary" data-testid="share-copied">
             {copied ?? ''}
           </Typography>

@@ -1,4 +1,17 @@
-import { Alert, Box, Button, Checkbox, Divider, FormControlLabel, IconButton, MenuItem, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Checkbox,
+  Divider,
+  FormControlLabel,
+  IconButton,
+  MenuItem,
+  Stack,
+  ToggleButton,
+  ToggleButtonGroup,
+  Typography,
+} from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
@@ -29,7 +42,12 @@ interface DatasourceSpec {
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** The port each service listens on out of the box, for the URL field's placeholder. */
-const DEFAULT_PORTS: Record<string, number> = { PrometheusDatasource: 9090, LokiDatasource: 3100, TempoDatasource: 3200, PyroscopeDatasource: 4040 };
+const DEFAULT_PORTS: Record<string, number> = {
+  PrometheusDatasource: 9090,
+  LokiDatasource: 3100,
+  TempoDatasource: 3200,
+  PyroscopeDatasource: 4040,
+};
 
 /** `LokiDatasource` -> `Loki`: what the form calls the service. */
 const serviceName = (kind: string) => kind.replace(/Datasource$/, '');
@@ -48,12 +66,21 @@ export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
   const suggested = endpoints.get(plugin.kind);
   return (
     <Stack spacing={2}>
-      <Field label="Display name" value={spec.display?.name} onChange={(v) => set({ display: { ...spec.display, name: v || undefined } })} />
+      <Field
+        label="Display name"
+        value={spec.display?.name}
+        onChange={(v) => set({ display: { ...spec.display, name: v || undefined } })}
+      />
       <FormControlLabel
         control={<Checkbox checked={spec.default === true} onChange={(e) => set({ default: e.target.checked })} />}
         label={`Default ${plugin.kind} ${kind.scope === 'project' ? 'of this project' : 'for every project'} (used by panels that name no datasource)`}
       />
-      <Field select label="Type" value={plugin.kind} onChange={(k) => set({ plugin: { kind: k, spec: endpoints.has(k) ? { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } : {} } })}>
+      <Field
+        select
+        label="Type"
+        value={plugin.kind}
+        onChange={(k) => set({ plugin: { kind: k, spec: endpoints.has(k) ? { proxy: { kind: 'HTTPProxy', spec: { url: '' } } } : {} } })}
+      >
         {(kinds.length ? kinds : [plugin.kind]).map((k) => (
           <MenuItem key={k} value={k}>
             {k}
@@ -70,7 +97,11 @@ export function DatasourceForm({ value, onChange, kind, project }: FormProps) {
           project={project}
         />
       ) : (
-        <YamlField label={`${plugin.kind} spec`} value={plugin.spec} onChange={(v) => set({ plugin: { ...plugin, spec: v as Record<string, unknown> } })} />
+        <YamlField
+          label={`${plugin.kind} spec`}
+          value={plugin.spec}
+          onChange={(v) => set({ plugin: { ...plugin, spec: v as Record<string, unknown> } })}
+        />
       )}
     </Stack>
   );
@@ -90,7 +121,9 @@ function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: H
   const { can } = useCan();
   const secretPlural = scope === 'project' ? 'secrets' : 'globalsecrets';
   const secretKind = scope === 'project' ? 'Secret' : 'GlobalSecret';
-  const secrets = useQuery(['list', secretPlural, project ?? ''], () => list(secretPlural, project), { enabled: can('read', secretKind, project) });
+  const secrets = useQuery(['list', secretPlural, project ?? ''], () => list(secretPlural, project), {
+    enabled: can('read', secretKind, project),
+  });
   const direct = spec.directUrl !== undefined;
   const proxy = spec.proxy?.spec ?? { url: '' };
   const setProxy = (patch: Partial<ProxySpec>) => {
@@ -108,14 +141,21 @@ function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: H
   const setHeaders = (rows: [string, string][]) => setProxy({ headers: rows.length ? Object.fromEntries(rows) : undefined });
   return (
     <>
-      <ToggleButtonGroup size="small" exclusive value={direct ? 'direct' : 'proxy'} onChange={(_e, m: 'proxy' | 'direct' | null) => m && setMode(m)} aria-label="access">
+      <ToggleButtonGroup
+        size="small"
+        exclusive
+        value={direct ? 'direct' : 'proxy'}
+        onChange={(_e, m: 'proxy' | 'direct' | null) => m && setMode(m)}
+        aria-label="access"
+      >
         <ToggleButton value="proxy">Through dashplane (proxy)</ToggleButton>
         <ToggleButton value="direct">Browser calls it directly</ToggleButton>
       </ToggleButtonGroup>
       {direct ? (
         <Alert severity="warning" data-testid="direct-url-note">
-          dashplane's web UI cannot use a direct URL: its pages may call only dashplane (Content-Security-Policy <code>connect-src 'self'</code>), so the browser blocks the call and its dashboards
-          show errors. A direct URL serves other clients of this datasource (Perses, scripts); for dashboards here, choose “Through dashplane (proxy)”.
+          dashplane's web UI cannot use a direct URL: its pages may call only dashplane (Content-Security-Policy{' '}
+          <code>connect-src 'self'</code>), so the browser blocks the call and its dashboards show errors. A direct URL serves other clients
+          of this datasource (Perses, scripts); for dashboards here, choose “Through dashplane (proxy)”.
         </Alert>
       ) : (
         <Typography variant="body2" color="text.secondary" data-testid="direct-url-note">
@@ -147,25 +187,44 @@ function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: H
         <>
           <Divider textAlign="left">Allowed endpoints</Divider>
           <Typography variant="body2" color="text.secondary">
-            {endpoints ? 'Only these calls go through the proxy (others answer 403).' : 'Every path is allowed. Restricting to what panels need is safer.'}
+            {endpoints
+              ? 'Only these calls go through the proxy (others answer 403).'
+              : 'Every path is allowed. Restricting to what panels need is safer.'}
           </Typography>
           {(endpoints ?? []).map((e, i) => (
             <Box key={i} sx={{ display: 'flex', gap: 1 }} data-testid="endpoint-row">
-              <Field select label="Method" value={e.method} onChange={(m) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, method: m } : x)) })} sx={{ width: 120 }}>
+              <Field
+                select
+                label="Method"
+                value={e.method}
+                onChange={(m) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, method: m } : x)) })}
+                sx={{ width: 120 }}
+              >
                 {METHODS.map((m) => (
                   <MenuItem key={m} value={m}>
                     {m}
                   </MenuItem>
                 ))}
               </Field>
-              <Field label="Path pattern" value={e.endpointPattern} onChange={(p) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, endpointPattern: p } : x)) })} />
-              <IconButton aria-label={`Remove endpoint ${e.method} ${e.endpointPattern}`} onClick={() => setProxy({ allowedEndpoints: endpoints!.filter((_x, j) => j !== i) })}>
+              <Field
+                label="Path pattern"
+                value={e.endpointPattern}
+                onChange={(p) => setProxy({ allowedEndpoints: endpoints!.map((x, j) => (j === i ? { ...x, endpointPattern: p } : x)) })}
+              />
+              <IconButton
+                aria-label={`Remove endpoint ${e.method} ${e.endpointPattern}`}
+                onClick={() => setProxy({ allowedEndpoints: endpoints!.filter((_x, j) => j !== i) })}
+              >
                 <DeleteOutline />
               </IconButton>
             </Box>
           ))}
           <Stack direction="row" spacing={1}>
-            <Button size="small" startIcon={<Plus />} onClick={() => setProxy({ allowedEndpoints: [...(endpoints ?? []), { method: 'GET', endpointPattern: '' }] })}>
+            <Button
+              size="small"
+              startIcon={<Plus />}
+              onClick={() => setProxy({ allowedEndpoints: [...(endpoints ?? []), { method: 'GET', endpointPattern: '' }] })}
+            >
               Add endpoint
             </Button>
             {!endpoints && (
@@ -209,7 +268,9 @@ function HttpFields({ pluginKind, suggested, spec, onChange, scope, project }: H
                 {s.metadata.name}
               </MenuItem>
             ))}
-            {proxy.secret && !(secrets.data ?? []).some((s) => s.metadata.name === proxy.secret) && <MenuItem value={proxy.secret}>{proxy.secret}</MenuItem>}
+            {proxy.secret && !(secrets.data ?? []).some((s) => s.metadata.name === proxy.secret) && (
+              <MenuItem value={proxy.secret}>{proxy.secret}</MenuItem>
+            )}
           </Field>
         </>
       )}

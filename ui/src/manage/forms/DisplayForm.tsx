@@ -10,8 +10,15 @@ export function DisplayForm({ value, onChange, kind }: FormProps) {
   const setDisplay = (patch: Record<string, string>) => set({ display: { ...spec.display, ...patch } });
   return (
     <Stack spacing={2}>
-      <Field label="Display name" value={spec.display?.name} onChange={(v) => setDisplay({ name: v })} helperText="Any title; the name above stays the identifier in URLs." />
-      {kind.kind === 'Project' && <Field label="Description" value={spec.display?.description} onChange={(v) => setDisplay({ description: v })} />}
+      <Field
+        label="Display name"
+        value={spec.display?.name}
+        onChange={(v) => setDisplay({ name: v })}
+        helperText="Any title; the name above stays the identifier in URLs."
+      />
+      {kind.kind === 'Project' && (
+        <Field label="Description" value={spec.display?.description} onChange={(v) => setDisplay({ description: v })} />
+      )}
       {spec.duration !== undefined && (
         <Field select label="Default time range" value={spec.duration} onChange={(v) => set({ duration: v })}>
           {DURATIONS.map((d) => (
@@ -21,7 +28,14 @@ export function DisplayForm({ value, onChange, kind }: FormProps) {
           ))}
         </Field>
       )}
-      {spec.ttl !== undefined && <Field label="Expires after (ttl)" value={spec.ttl} onChange={(v) => set({ ttl: v })} helperText="A duration such as 2h or 7d, counted from the last update." />}
+      {spec.ttl !== undefined && (
+        <Field
+          label="Expires after (ttl)"
+          value={spec.ttl}
+          onChange={(v) => set({ ttl: v })}
+          helperText="A duration such as 2h or 7d, counted from the last update."
+        />
+      )}
     </Stack>
   );
 }

@@ -8,7 +8,10 @@ import type { PlaylistItem, PlaylistSpec } from '../../playlists/queue';
 import { autocompleteInput, Field, specOf, withSpec, type FormProps } from './common';
 
 /** `dashboard ops/hosts`, `tag linux`: an item in words, for labels. */
-const itemWords = (item: PlaylistItem) => (item.dashboard ? `dashboard ${item.dashboard.project ? `${item.dashboard.project}/` : ''}${item.dashboard.name}` : `tag ${item.tag ?? ''}`);
+const itemWords = (item: PlaylistItem) =>
+  item.dashboard
+    ? `dashboard ${item.dashboard.project ? `${item.dashboard.project}/` : ''}${item.dashboard.name}`
+    : `tag ${item.tag ?? ''}`;
 
 /**
  * A playlist: its title, the interval, and its items in order — a dashboard of the project, or
@@ -31,7 +34,13 @@ export function PlaylistForm({ value, onChange, project }: FormProps) {
   return (
     <Stack spacing={2}>
       <Field label="Display name" value={spec.display?.name} onChange={(v) => set({ display: { ...spec.display, name: v } })} />
-      <Field label="Interval" value={spec.interval} onChange={(v) => set({ interval: v })} helperText="How long each dashboard stays on screen: 30s, 5m, 1h (at least 5s)." required />
+      <Field
+        label="Interval"
+        value={spec.interval}
+        onChange={(v) => set({ interval: v })}
+        helperText="How long each dashboard stays on screen: 30s, 5m, 1h (at least 5s)."
+        required
+      />
       <Typography variant="subtitle2">Shown in this order</Typography>
       {items.length === 0 && (
         <Typography variant="body2" color="text.secondary">
@@ -43,8 +52,15 @@ export function PlaylistForm({ value, onChange, project }: FormProps) {
           <Box component="li" key={i} data-testid="playlist-item">
             <Stack direction="row" spacing={1} alignItems="center">
               {item.dashboard && !item.dashboard.project ? (
-                <Field select label="Dashboard" value={item.dashboard.name} onChange={(v) => setItems(items.map((x, j) => (j === i ? { dashboard: { name: v } } : x)))}>
-                  {!dashboards.data?.some((d) => d.metadata.name === item.dashboard?.name) && <MenuItem value={item.dashboard.name}>{item.dashboard.name || '(choose one)'}</MenuItem>}
+                <Field
+                  select
+                  label="Dashboard"
+                  value={item.dashboard.name}
+                  onChange={(v) => setItems(items.map((x, j) => (j === i ? { dashboard: { name: v } } : x)))}
+                >
+                  {!dashboards.data?.some((d) => d.metadata.name === item.dashboard?.name) && (
+                    <MenuItem value={item.dashboard.name}>{item.dashboard.name || '(choose one)'}</MenuItem>
+                  )}
                   {(dashboards.data ?? []).map((d) => (
                     <MenuItem key={d.metadata.name} value={d.metadata.name}>
                       {displayName(d)}
@@ -67,7 +83,12 @@ export function PlaylistForm({ value, onChange, project }: FormProps) {
               <IconButton size="small" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`move ${itemWords(item)} up`}>
                 <ArrowUp />
               </IconButton>
-              <IconButton size="small" disabled={i === items.length - 1} onClick={() => move(i, 1)} aria-label={`move ${itemWords(item)} down`}>
+              <IconButton
+                size="small"
+                disabled={i === items.length - 1}
+                onClick={() => move(i, 1)}
+                aria-label={`move ${itemWords(item)} down`}
+              >
                 <ArrowDown />
               </IconButton>
               <IconButton size="small" onClick={() => setItems(items.filter((_x, j) => j !== i))} aria-label={`remove ${itemWords(item)}`}>

@@ -1,4 +1,16 @@
-import { Autocomplete, Box, Button, Checkbox, FormControlLabel, FormGroup, IconButton, Paper, Stack, TextField, Typography } from '@mui/material';
+import {
+  Autocomplete,
+  Box,
+  Button,
+  Checkbox,
+  FormControlLabel,
+  FormGroup,
+  IconButton,
+  Paper,
+  Stack,
+  TextField,
+  Typography,
+} from '@mui/material';
 import DeleteOutline from 'mdi-material-ui/DeleteOutline';
 import Plus from 'mdi-material-ui/Plus';
 import { ALL_KIND_NAMES, PROJECT_KIND_NAMES } from '../../kinds';
@@ -20,7 +32,8 @@ export function RoleForm({ value, onChange, kind }: FormProps) {
   return (
     <Stack spacing={1.5}>
       <Typography variant="body2" color="text.secondary">
-        Each row grants its actions on its kinds{kind.scope === 'project' ? ' inside this project' : ' in every project and globally'}. “*” means all.
+        Each row grants its actions on its kinds{kind.scope === 'project' ? ' inside this project' : ' in every project and globally'}. “*”
+        means all.
       </Typography>
       {perms.map((p, i) => (
         <Paper key={i} variant="outlined" sx={{ p: 1.5 }} data-testid="permission-row">
@@ -32,7 +45,13 @@ export function RoleForm({ value, onChange, kind }: FormProps) {
                     key={a}
                     label={a === '*' ? 'all' : a}
                     control={
-                      <Checkbox size="small" checked={p.actions.includes(a)} onChange={(e) => setRow(i, { ...p, actions: e.target.checked ? [...p.actions, a] : p.actions.filter((x) => x !== a) })} />
+                      <Checkbox
+                        size="small"
+                        checked={p.actions.includes(a)}
+                        onChange={(e) =>
+                          setRow(i, { ...p, actions: e.target.checked ? [...p.actions, a] : p.actions.filter((x) => x !== a) })
+                        }
+                      />
                     }
                   />
                 ))}

@@ -45,18 +45,39 @@ export function SecretForm({ value, onChange }: FormProps) {
       </ToggleButtonGroup>
       {spec.basicAuth && (
         <>
-          <Field label="User name" value={spec.basicAuth.username} onChange={(v) => set({ ...spec, basicAuth: { ...spec.basicAuth, username: v } })} required autoComplete="off" />
-          <WriteOnly label="Password" stored={spec.basicAuth.password} onChange={(v) => set({ ...spec, basicAuth: { ...spec.basicAuth, password: v } })} />
+          <Field
+            label="User name"
+            value={spec.basicAuth.username}
+            onChange={(v) => set({ ...spec, basicAuth: { ...spec.basicAuth, username: v } })}
+            required
+            autoComplete="off"
+          />
+          <WriteOnly
+            label="Password"
+            stored={spec.basicAuth.password}
+            onChange={(v) => set({ ...spec, basicAuth: { ...spec.basicAuth, password: v } })}
+          />
         </>
       )}
-      {spec.authorization && <WriteOnly label="Token" stored={spec.authorization.credentials} onChange={(v) => set({ ...spec, authorization: { ...spec.authorization, credentials: v } })} />}
+      {spec.authorization && (
+        <WriteOnly
+          label="Token"
+          stored={spec.authorization.credentials}
+          onChange={(v) => set({ ...spec, authorization: { ...spec.authorization, credentials: v } })}
+        />
+      )}
       <Divider textAlign="left">TLS</Divider>
       <WriteOnly label="CA certificate (PEM)" multiline stored={tls.ca} onChange={(v) => setTls({ ca: v })} />
       <WriteOnly label="Client certificate (PEM)" multiline stored={tls.cert} onChange={(v) => setTls({ cert: v })} />
       <WriteOnly label="Client key (PEM)" multiline stored={tls.key} onChange={(v) => setTls({ key: v })} />
       <Field label="Server name" value={tls.serverName} onChange={(v) => setTls({ serverName: v || undefined })} />
       <FormControlLabel
-        control={<Checkbox checked={tls.insecureSkipVerify === true} onChange={(e) => setTls({ insecureSkipVerify: e.target.checked || undefined })} />}
+        control={
+          <Checkbox
+            checked={tls.insecureSkipVerify === true}
+            onChange={(e) => setTls({ insecureSkipVerify: e.target.checked || undefined })}
+          />
+        }
         label="Skip certificate verification (insecure)"
       />
     </Stack>
@@ -64,7 +85,17 @@ export function SecretForm({ value, onChange }: FormProps) {
 }
 
 /** A field for a write-only value: "stored" when the server holds one (the mask), empty keeps it. */
-function WriteOnly({ label, stored, onChange, multiline }: { label: string; stored?: string | undefined; onChange(v: string | undefined): void; multiline?: boolean }) {
+function WriteOnly({
+  label,
+  stored,
+  onChange,
+  multiline,
+}: {
+  label: string;
+  stored?: string | undefined;
+  onChange(v: string | undefined): void;
+  multiline?: boolean;
+}) {
   const isStored = stored === SECRET_MASK;
   const [wasStored] = useState(isStored);
   return (

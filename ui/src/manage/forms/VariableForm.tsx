@@ -24,13 +24,27 @@ export function VariableForm({ value, onChange }: FormProps) {
   const set = (next: VariableSpec) => onChange(withSpec(value, next));
   const setInner = (patch: Partial<VariableSpec['spec']>) => set({ ...spec, spec: { ...inner, ...patch } });
   const setKind = (k: VariableSpec['kind']) =>
-    set(k === 'TextVariable' ? { kind: k, spec: { display: inner.display, value: '' } } : { kind: k, spec: { display: inner.display, plugin: { kind: 'StaticListVariable', spec: { values: [] } } } });
+    set(
+      k === 'TextVariable'
+        ? { kind: k, spec: { display: inner.display, value: '' } }
+        : { kind: k, spec: { display: inner.display, plugin: { kind: 'StaticListVariable', spec: { values: [] } } } },
+    );
   const plugin = inner.plugin;
   const setPlugin = (p: { kind: string; spec: Record<string, unknown> }) => setInner({ plugin: p });
   return (
     <Stack spacing={2}>
-      <Field label="Display name" value={inner.display?.name} onChange={(v) => setInner({ display: { ...inner.display, name: v || undefined } })} />
-      <ToggleButtonGroup size="small" exclusive value={spec.kind} onChange={(_e, k: VariableSpec['kind'] | null) => k && setKind(k)} aria-label="variable type">
+      <Field
+        label="Display name"
+        value={inner.display?.name}
+        onChange={(v) => setInner({ display: { ...inner.display, name: v || undefined } })}
+      />
+      <ToggleButtonGroup
+        size="small"
+        exclusive
+        value={spec.kind}
+        onChange={(_e, k: VariableSpec['kind'] | null) => k && setKind(k)}
+        aria-label="variable type"
+      >
         <ToggleButton value="TextVariable">Text</ToggleButton>
         <ToggleButton value="ListVariable">List</ToggleButton>
       </ToggleButtonGroup>
@@ -48,7 +62,9 @@ export function VariableForm({ value, onChange }: FormProps) {
             select
             label="Values from"
             value={plugin?.kind}
-            onChange={(k) => setPlugin({ kind: k, spec: k === 'StaticListVariable' ? { values: [] } : k.includes('LabelValues') ? { labelName: '' } : {} })}
+            onChange={(k) =>
+              setPlugin({ kind: k, spec: k === 'StaticListVariable' ? { values: [] } : k.includes('LabelValues') ? { labelName: '' } : {} })
+            }
           >
             {listPlugins.map((k) => (
               <MenuItem key={k} value={k}>
@@ -59,7 +75,9 @@ export function VariableForm({ value, onChange }: FormProps) {
           {plugin?.kind === 'StaticListVariable' ? (
             <Field
               label="Values (comma-separated)"
-              value={((plugin.spec.values as (string | { value: string })[] | undefined) ?? []).map((v) => (typeof v === 'string' ? v : v.value)).join(', ')}
+              value={((plugin.spec.values as (string | { value: string })[] | undefined) ?? [])
+                .map((v) => (typeof v === 'string' ? v : v.value))
+                .join(', ')}
               onChange={(v) =>
                 setPlugin({
                   ...plugin,
@@ -74,7 +92,12 @@ export function VariableForm({ value, onChange }: FormProps) {
             />
           ) : plugin?.kind?.includes('LabelValues') ? (
             <>
-              <Field label="Label name" value={plugin.spec.labelName as string} onChange={(v) => setPlugin({ ...plugin, spec: { ...plugin.spec, labelName: v } })} required />
+              <Field
+                label="Label name"
+                value={plugin.spec.labelName as string}
+                onChange={(v) => setPlugin({ ...plugin, spec: { ...plugin.spec, labelName: v } })}
+                required
+              />
               <Field
                 label="Series matchers (one per line)"
                 multiline
@@ -88,10 +111,30 @@ export function VariableForm({ value, onChange }: FormProps) {
               />
             </>
           ) : plugin ? (
-            <YamlField label={`${plugin.kind} spec`} value={plugin.spec} onChange={(v) => setPlugin({ ...plugin, spec: v as Record<string, unknown> })} />
+            <YamlField
+              label={`${plugin.kind} spec`}
+              value={plugin.spec}
+              onChange={(v) => setPlugin({ ...plugin, spec: v as Record<string, unknown> })}
+            />
           ) : null}
-          <FormControlLabel control={<Checkbox checked={inner.allowMultiple === true} onChange={(e) => setInner({ allowMultiple: e.target.checked || undefined })} />} label="Allow several values" />
-          <FormControlLabel control={<Checkbox checked={inner.allowAllValue === true} onChange={(e) => setInner({ allowAllValue: e.target.checked || undefined })} />} label="Offer “All”" />
+          <FormControlLabel
+            control={
+              <Checkbox
+                checked={inner.allowMultiple === true}
+                onChange={(e) => setInner({ allowMultiple: e.target.checked || undefined })}
+              />
+            }
+            label="Allow several values"
+          />
+          <FormControlLabel
+            control={
+              <Checkbox
+                checked={inner.allowAllValue === true}
+                onChange={(e) => setInner({ allowAllValue: e.target.checked || undefined })}
+              />
+            }
+            label="Offer “All”"
+          />
         </>
       )}
     </Stack>

@@ -3,7 +3,17 @@ import { useEffect, useState } from 'react';
 import { parse, stringify } from 'yaml';
 
 /** A value edited as YAML text; `onChange` gets the parsed value, or is not called while the text does not parse. */
-export function YamlField({ label, value, onChange, minRows = 6 }: { label: string; value: unknown; onChange(v: unknown): void; minRows?: number }) {
+export function YamlField({
+  label,
+  value,
+  onChange,
+  minRows = 6,
+}: {
+  label: string;
+  value: unknown;
+  onChange(v: unknown): void;
+  minRows?: number;
+}) {
   const [text, setText] = useState(() => (value === undefined ? '' : stringify(value)));
   const [error, setError] = useState<string>();
   // another part of the form replaced the value: show it

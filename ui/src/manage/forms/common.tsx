@@ -22,7 +22,11 @@ export function withSpec(r: Resource, spec: unknown): Resource {
 }
 
 /** A text field bound to a string (empty string for missing). */
-export function Field({ value, onChange, ...rest }: Omit<TextFieldProps, 'value' | 'onChange'> & { value: string | undefined; onChange(v: string): void }) {
+export function Field({
+  value,
+  onChange,
+  ...rest
+}: Omit<TextFieldProps, 'value' | 'onChange'> & { value: string | undefined; onChange(v: string): void }) {
   return <TextField fullWidth size="small" value={value ?? ''} onChange={(e) => onChange(e.target.value)} {...rest} />;
 }
 
