@@ -2,7 +2,7 @@ import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
@@ -160,12 +160,14 @@ export function ImportPage() {
     if (preview?.from === 'Grafana') void convert(ds, target, wanted);
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
-  const shown =
-    preview &&
-    ({
-      ...preview.dashboard,
-      metadata: { ...preview.dashboard.metadata, name: name || preview.dashboard.metadata.name, project },
-    } as unknown as DashboardResource);
+  // The preview's dashboard changes only with a new conversion or project, not with each letter of
+  // the name: Perses' view writes its time range and variables into the URL a tick after each new
+  // dashboard (use-query-params, from this page's location), and such a write pending at save time
+  // took the browser back to Import after the navigation.
+  const shown = useMemo(
+    () => preview && ({ ...preview.dashboard, metadata: { ...preview.dashboard.metadata, project } } as unknown as DashboardResource),
+    [preview, project],
+  );
   // the datasources its queries ask for that the project will not have (the server's warnings)
   const warnings = useQuery(['import-warnings', project, preview?.seq], () => validationWarnings('dashboards', shown), {
     enabled: !!shown && project !== '',
