@@ -122,7 +122,7 @@ describe('web UI home, search and Ctrl-K (Chromium, auth on)', function () {
     expect(await dialog.getByRole('option', { selected: true }).innerText()).to.contain('Demo');
     await w.screenshot('search-dialog');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/projects\/perses\/dashboards\/Demo$/);
+    await page.waitForURL(/\/projects\/perses\/dashboards\/Demo(?:\?|$)/); // the page adds its time range to the query at once
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('heading', { name: 'Demo', exact: true }).waitFor();
     expect(w.errors, w.errors.join('\n')).to.deep.equal([]);

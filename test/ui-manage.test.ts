@@ -155,7 +155,7 @@ describe('web UI: create and manage (Chromium, auth on)', function () {
     await page.getByRole('option', { name: 'Perses demo' }).click();
     expect(await dup.getByLabel('New name').inputValue()).to.equal('service-health-copy');
     await dup.getByRole('button', { name: 'Duplicate' }).click();
-    await page.waitForURL(/\/projects\/perses\/dashboards\/service-health-copy$/);
+    await page.waitForURL(/\/projects\/perses\/dashboards\/service-health-copy(?:\?|$)/); // the page adds its time range to the query at once
     await page.getByRole('heading', { name: 'Service health (prod) (copy)', exact: true }).waitFor();
     const copy = (await stack.api('GET', '/api/v1/projects/perses/dashboards/service-health-copy')).body;
     expect(copy.spec.duration).to.equal('1h');

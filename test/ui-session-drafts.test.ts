@@ -254,7 +254,7 @@ describe('web UI: edits survive the end of the session (Chromium, auth on)', fun
     await page.getByTestId('import-preview').click();
     await page.getByTestId('import-preview-dashboard').waitFor();
     await page.getByTestId('import-save').click();
-    await page.waitForURL(/\/projects\/ops\/dashboards\/pasted$/);
+    await page.waitForURL(/\/projects\/ops\/dashboards\/pasted(?:\?|$)/); // the page adds its time range to the query at once
     expect((await get('/api/v1/projects/ops/dashboards/pasted')).spec.display.name).to.equal('Pasted');
     // imported: nothing is kept any more
     expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('dashplane.draft:import')))).to.deep.equal([]);

@@ -4,6 +4,7 @@ import { ViewDashboard } from '@perses-dev/dashboards';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
+import { QueryParamProvider, type QueryParamAdapterComponent } from 'use-query-params';
 import { parse } from 'yaml';
 import { type ApiError, createResource, enc, list, migrateGrafana, type MigrationReport, type Resource, validationWarnings } from '../api';
 import { DatasourceWarnings } from '../datasource-warnings';
@@ -54,6 +55,19 @@ async function prometheusDatasources(project: string, readGlobal: boolean): Prom
  * a Perses one (JSON or YAML), see it rendered by the Perses components with the project's
  * datasources, choose project, name and datasource, and save it.
  */
+
+/**
+ * The preview's own URL query: Perses' view reads its time range and variables from the page's
+ * query when it opens, and writes them back a tick after each change (use-query-params). Kept here,
+ * those writes never reach the page's URL: one landing after the save's navigation took the browser
+ * back to Import.
+ */
+const PreviewQuery: QueryParamAdapterComponent = ({ children }) => {
+  const [location, setLocation] = useState<{ search: string; state?: unknown }>(() => ({ search: window.location.search }));
+  const adapter = useMemo(() => ({ location, push: setLocation, replace: setLocation }), [location]);
+  return children(adapter);
+};
+
 export function ImportPage() {
   const { project: fromPath } = useParams();
   const navigate = useNavigate();
@@ -290,16 +304,18 @@ export function ImportPage() {
           <Typography variant="subtitle2" sx={{ px: 3, pt: 1 }} color="text.secondary">
             Preview of {shown.spec.display?.name ?? shown.metadata.name}
           </Typography>
-          <ViewDashboard
-            key={preview!.seq}
-            dashboardResource={shown}
-            datasourceApi={datasourceApi}
-            isReadonly
-            isVariableEnabled
-            isDatasourceEnabled
-            isEditing={false}
-            dashboardTitleComponent={<span />}
-          />
+          <QueryParamProvider adapter={PreviewQuery}>
+            <ViewDashboard
+              key={preview!.seq}
+              dashboardResource={shown}
+              datasourceApi={datasourceApi}
+              isReadonly
+              isVariableEnabled
+              isDatasourceEnabled
+              isEditing={false}
+              dashboardTitleComponent={<span />}
+            />
+          </QueryParamProvider>
         </Box>
       )}
     </Box>
