@@ -27,7 +27,27 @@ async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A page in its own headless Chromium that records console errors, page errors and proxy calls. */
+/**
+ * The process's Chromium, launched at its first page and kept for the next ones (a mocha worker runs
+ * many files): a page gets a browser context of its own (cookies, storage, cache, as a new
+ * browser's), and launching a browser per page cost 0.5-1 s each time. Launched again if it went
+ * away; Playwright kills it when the process exits.
+ */
+let shared: Promise<Browser> | undefined;
+
+function sharedBrowser(): Promise<Browser> {
+  if (!shared) {
+    const launching = launchBrowser();
+    shared = launching;
+    const forget = () => {
+      if (shared === launching) shared = undefined;
+    };
+    launching.then((b) => b.on('disconnected', forget), forget);
+  }
+  return shared;
+}
+
+/** A page in its own browser context of the process's headless Chromium that records console errors, page errors and proxy calls. */
 export interface WatchedPage {
   page: Page;
   context: BrowserContext;
@@ -40,7 +60,7 @@ export interface WatchedPage {
    * long dashboard whole took up to 30 s of a loaded machine's time; a test scrolls to what matters).
    */
   screenshot(name: string): Promise<string>;
-  /** Closes the page and its browser. */
+  /** Closes the page and its browser context. */
   close(): Promise<void>;
 }
 
@@ -51,7 +71,7 @@ export interface PageOptions {
 }
 
 export async function openPage(baseURL: string, opts: PageOptions = {}): Promise<WatchedPage> {
-  const browser = await launchBrowser();
+  const browser = await sharedBrowser();
   const context = await browser.newContext({
     baseURL,
     viewport: opts.viewport ?? { width: 1400, height: 900 },
@@ -84,10 +104,7 @@ export async function openPage(baseURL: string, opts: PageOptions = {}): Promise
       await page.screenshot({ path });
       return path;
     },
-    close: async () => {
-      await context.close();
-      await browser.close();
-    },
+    close: () => context.close(),
   };
 }
 
