@@ -69,15 +69,20 @@ describe('web UI: where Explore starts, and panels whose datasource is missing (
     await promql(page).click();
     await page.keyboard.type('node_memory_MemTotal_bytes');
     const table = page.getByTestId('explore').locator('table');
+    // the table looked at every 100 ms, the query run again at most every 3 s
+    let ranAt = 0;
     await waitFor(
       'a table row of node_memory_MemTotal_bytes',
       async () => {
         if ((await table.innerText().catch(() => '')).includes('node_memory_MemTotal_bytes')) return true;
-        await page.getByRole('button', { name: 'Run Query' }).first().click();
+        if (Date.now() - ranAt >= 3_000) {
+          await page.getByRole('button', { name: 'Run Query' }).first().click();
+          ranAt = Date.now();
+        }
         return false;
       },
       90_000,
-      3_000,
+      100,
     );
     // the query went through the datasource it names
     expect(w.proxyLog.some((l) => l.includes('/proxy/projects/team/datasources/team-prometheus/api/v1/query'))).to.equal(true);
