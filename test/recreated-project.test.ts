@@ -15,7 +15,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type ApiResponse, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
@@ -94,11 +94,11 @@ for (const backend of ['LevelDB', 'PostgreSQL'] as const) {
     before(async () => {
       const env: Record<string, string> = {
         ...AUTH_ENV,
-        DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s',
+        DASHPLANE_WATCH_BOOKMARK_INTERVAL: '200ms', // a stream settles soon after a write
         DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       };
       if (backend === 'PostgreSQL') {
-        pg = await startPostgres();
+        pg = await sharedPostgres();
         db = await pg.createDatabase();
         env.DASHPLANE_DATABASE_POSTGRES_URL = db.url;
         writer = await startTestServer({ env });

@@ -64,7 +64,9 @@ describe('watch streams (docs/api.md §6)', function () {
     const rev = () => s.server.store.revision();
 
     before(async () => {
-      s = await startTestServer({ env: { DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s', DASHPLANE_WATCH_EVENT_LOG_SIZE: '100' } });
+      // BOOKMARKs every 200 ms: a stream settles (w.settle) that soon after the last write; the
+      // tests of the interval itself start a server of their own with 1 s
+      s = await startTestServer({ env: { DASHPLANE_WATCH_BOOKMARK_INTERVAL: '200ms', DASHPLANE_WATCH_EVENT_LOG_SIZE: '100' } });
       for (const p of ['w1', 'w2', 'w1x']) await ok(s.api('POST', '/api/v1/projects', project(p)));
     });
     afterEach(async () => {
@@ -242,45 +244,62 @@ describe('watch streams (docs/api.md §6)', function () {
       expect((await s.api('GET', '/api/v1/projects/w3/datasources?default=true')).body).to.deep.equal([]);
     });
 
-    it('a BOOKMARK arrives within the configured interval (1 s) with a revision >= the last event', async () => {
-      const w = await watch('/api/v1/projects/w1/folders?watch=true&name=bm');
-      await ok(s.api('POST', '/api/v1/projects/w1/folders', folder('bm-1')));
-      const ev = await w.waitForEvent('the ADDED event', (e) => e.type === 'ADDED');
-      const i = w.events.indexOf(ev);
-      const bm = await w.waitForEvent('a BOOKMARK after it', (e) => e.type === 'BOOKMARK', 3_000, i + 1);
-      const delay = w.arrivedAt[w.events.indexOf(bm)] - w.arrivedAt[i];
-      expect(delay, 'ms from the last event to the BOOKMARK').to.be.at.most(1_600);
-      expect(bm.revision).to.be.at.least(ev.revision);
-      expect(bm.revision).to.equal(await rev());
-      expect(bm.object === undefined || bm.object === null).to.equal(true);
-      // bookmarks keep coming on an idle stream, about once per interval
-      const n = w.events.length;
-      await w.waitForEvent('a second BOOKMARK', (e) => e.type === 'BOOKMARK', 3_000, n);
-    });
-
-    it('a BOOKMARK still arrives within the interval while only events this watcher may not see flow (other projects)', async () => {
-      const w = await watch('/api/v1/projects/w1/folders?watch=true&name=quiet');
-      const from = w.events.length;
-      const t0 = Date.now();
-      let stop = false;
-      let writes = 0;
-      const noise = (async () => {
-        // one write to another project every ~200 ms for up to 3.5 s: the watcher sees none of them
-        while (!stop && Date.now() - t0 < 3_500) {
-          await ok(s.api('PUT', '/api/v1/projects/w2/folders/r9', folder('r9', `n${writes++}`)));
-          await new Promise((r) => setTimeout(r, 200));
-        }
-      })();
+    /** A server of its own with BOOKMARKs every second, for the tests of the interval. */
+    const withOneSecondBookmarks = async (test: (t: TestServer) => Promise<void>) => {
+      const t = await startTestServer({ env: { DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' } });
       try {
-        const bm = await w.waitForEvent('a BOOKMARK during unrelated traffic (1 s interval)', (e) => e.type === 'BOOKMARK', 3_000, from);
-        expect(w.arrivedAt[w.events.indexOf(bm)] - t0).to.be.at.most(1_600);
+        for (const p of ['w1', 'w2']) await ok(t.api('POST', '/api/v1/projects', project(p)));
+        await test(t);
       } finally {
-        stop = true;
-        await noise;
+        await Promise.all(opened.splice(0).map((w) => w.close()));
+        await t.stop();
       }
-      expect(writes).to.be.greaterThan(0);
-      expect(w.changes()).to.deep.equal([]);
-    });
+    };
+
+    it('a BOOKMARK arrives within the configured interval (1 s) with a revision >= the last event', () =>
+      withOneSecondBookmarks(async (t) => {
+        const w = await WatchStream.must(`${t.url}/api/v1/projects/w1/folders?watch=true&name=bm`);
+        opened.push(w);
+        await ok(t.api('POST', '/api/v1/projects/w1/folders', folder('bm-1')));
+        const ev = await w.waitForEvent('the ADDED event', (e) => e.type === 'ADDED');
+        const i = w.events.indexOf(ev);
+        const bm = await w.waitForEvent('a BOOKMARK after it', (e) => e.type === 'BOOKMARK', 3_000, i + 1);
+        const delay = w.arrivedAt[w.events.indexOf(bm)] - w.arrivedAt[i];
+        expect(delay, 'ms from the last event to the BOOKMARK').to.be.at.most(1_600);
+        expect(bm.revision).to.be.at.least(ev.revision);
+        expect(bm.revision).to.equal(await t.server.store.revision());
+        expect(bm.object === undefined || bm.object === null).to.equal(true);
+        // bookmarks keep coming on an idle stream, about once per interval
+        const n = w.events.length;
+        await w.waitForEvent('a second BOOKMARK', (e) => e.type === 'BOOKMARK', 3_000, n);
+      }));
+
+    it('a BOOKMARK still arrives within the interval while only events this watcher may not see flow (other projects)', () =>
+      withOneSecondBookmarks(async (t) => {
+        await ok(t.api('POST', '/api/v1/projects/w2/folders', folder('r9')));
+        const w = await WatchStream.must(`${t.url}/api/v1/projects/w1/folders?watch=true&name=quiet`);
+        opened.push(w);
+        const from = w.events.length;
+        const t0 = Date.now();
+        let stop = false;
+        let writes = 0;
+        const noise = (async () => {
+          // one write to another project every ~200 ms for up to 3.5 s: the watcher sees none of them
+          while (!stop && Date.now() - t0 < 3_500) {
+            await ok(t.api('PUT', '/api/v1/projects/w2/folders/r9', folder('r9', `n${writes++}`)));
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        })();
+        try {
+          const bm = await w.waitForEvent('a BOOKMARK during unrelated traffic (1 s interval)', (e) => e.type === 'BOOKMARK', 3_000, from);
+          expect(w.arrivedAt[w.events.indexOf(bm)] - t0).to.be.at.most(1_600);
+        } finally {
+          stop = true;
+          await noise;
+        }
+        expect(writes).to.be.greaterThan(0);
+        expect(w.changes()).to.deep.equal([]);
+      }));
 
     it('the response headers of a watch arrive at once, even on an empty collection with the default 30 s bookmark interval', async () => {
       const t = await startTestServer();
@@ -383,7 +402,7 @@ describe('watch streams (docs/api.md §6)', function () {
     const rev = () => s.server.store.revision();
 
     before(async () => {
-      s = await startAuthServer({ DASHPLANE_WATCH_BOOKMARK_INTERVAL: '1s' });
+      s = await startAuthServer({ DASHPLANE_WATCH_BOOKMARK_INTERVAL: '200ms' }); // streams settle soon after a write
       admin = await loginAdmin(s);
       for (const name of ['vera', 'nobody']) {
         await signUp(s, name);
