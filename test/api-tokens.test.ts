@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { needsPrograms } from './helpers/programs.js';
@@ -348,7 +348,7 @@ describe('service accounts and API tokens (issue 20)', function () {
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
       const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
       a = await startTestServer({ env });

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
 import { dashctl, show } from './helpers/dashctl.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
@@ -311,7 +311,7 @@ describe('audit log (issue 20)', function () {
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
       const env = {
         ...AUTH_ENV,

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp } from './helpers/auth.js';
 import { dashctl, show } from './helpers/dashctl.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { callJson, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -223,7 +223,7 @@ describe('audit volume: one caller flooding refused requests (VOLUME-01)', funct
     let pg: TestPostgres;
     let db: { url: string; drop(): Promise<void> };
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
     });
     after(async () => {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { AUTH_ENV } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, stopChild, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -270,7 +270,7 @@ describe('dashplane backup and restore', function () {
     needsPrograms('postgresql');
     let pg: TestPostgres;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
     });
     after(async () => pg?.stop());
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { readResources } from './helpers/manifests.js';
 import { skipWithoutCorpus } from './helpers/corpus.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { needsPrograms } from './helpers/programs.js';
@@ -46,7 +46,7 @@ describe('dashplane migrate-store', function () {
   this.timeout(120_000);
   let pg: TestPostgres;
   before(async () => {
-    pg = await startPostgres();
+    pg = await sharedPostgres();
   });
   after(async () => pg?.stop());
 

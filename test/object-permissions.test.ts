@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
 import { needsPrograms } from './helpers/programs.js';
@@ -240,7 +240,7 @@ describe('object-level permissions: resources and folders (issue 20)', function 
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
       const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
       a = await startTestServer({ env });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, login, loginAdmin, signUp, startAuthServer } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { needsPrograms } from './helpers/programs.js';
 
@@ -85,7 +85,7 @@ describe('permission cache', function () {
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
       const env = { ...AUTH_ENV, DASHPLANE_DATABASE_POSTGRES_URL: db.url, DASHPLANE_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
       a = await startTestServer({ env });

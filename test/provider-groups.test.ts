@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, loginAdmin, startAuthServer, type Tokens } from './helpers/auth.js';
 import { browserLogin, startOidcProvider, type TestOidcProvider } from './helpers/oidc-provider.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { needsPrograms } from './helpers/programs.js';
 
@@ -193,7 +193,7 @@ describe('groups from an identity provider (issue 20)', function () {
     let a: TestServer;
     let b: TestServer;
     before(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       db = await pg.createDatabase();
       const env = {
         ...AUTH_ENV,

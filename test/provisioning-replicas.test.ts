@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { dashboard, passes, project, sources, TestRepo, writeResources } from './helpers/provisioning.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -26,7 +26,7 @@ describe('provisioning on replicas sharing one PostgreSQL database', function ()
   const folder = tempDir('dashplane-provisioned-');
 
   before(async () => {
-    pg = await startPostgres();
+    pg = await sharedPostgres();
     db = await pg.createDatabase();
     repo = await TestRepo.create();
     await repo.commit('first', { 'git.yaml': [dashboard('shared', 'from-git', 'From Git')] });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_ENV, bearer, type Tokens } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { callJson, tempDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
@@ -70,7 +70,7 @@ describe('three dashplane processes on one PostgreSQL database', function () {
   };
 
   before(async () => {
-    pg = await startPostgres();
+    pg = await sharedPostgres();
     db = await pg.createDatabase();
     // A first (it creates the schema and the bootstrap admin), then B and C together; starting all
     // three at once on an empty database is the separate test at the end of this file
@@ -384,7 +384,7 @@ describe('three dashplane processes started at once on an empty PostgreSQL datab
   const children: ServerProcess[] = [];
 
   before(async () => {
-    pg = await startPostgres();
+    pg = await sharedPostgres();
   });
   after(async () => {
     for (const p of children) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');

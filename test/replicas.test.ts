@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AUTH_ENV, bearer, LOOPBACK_UPSTREAMS, login, loginAdmin, signUp, type Tokens } from './helpers/auth.js';
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { WatchStream } from './helpers/watch.js';
@@ -20,7 +20,7 @@ describe('replicas on one PostgreSQL database', function () {
   const key = randomBytes(32).toString('hex');
 
   before(async () => {
-    pg = await startPostgres();
+    pg = await sharedPostgres();
     db = await pg.createDatabase();
     const env = {
       ...AUTH_ENV,

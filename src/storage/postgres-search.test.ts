@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
@@ -26,7 +26,7 @@ describe('PostgresStore search column and event log', () => {
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);
-    cluster = await startPostgres();
+    cluster = await sharedPostgres();
   });
   after(async () => cluster?.stop());
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ApiError } from '../errors.js';
-import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { sharedPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { SEARCH_KINDS } from '../../test/store-contract-search.js';
@@ -24,7 +24,7 @@ describe('PostgresStore', () => {
   let cluster: TestPostgres;
   before(async function () {
     this.timeout(120_000);
-    cluster = await startPostgres();
+    cluster = await sharedPostgres();
   });
   after(async () => cluster?.stop());
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +48,7 @@ let counter = 0;
  * A throwaway PostgreSQL 15 cluster in a temp directory on 127.0.0.1 and a random port (trust
  * auth, no fsync), run as the `postgres` user when the tests run as root.
  */
-export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<TestPostgres> {
+export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<TestPostgres & { stopSync(): void }> {
   requireProgram('postgresql');
   const dir = mkdtempSync(join(tmpdir(), 'dashplane-pg-'));
   const data = join(dir, 'data');
@@ -137,10 +137,61 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
           remove();
         }
       },
+      stopSync() {
+        try {
+          const [c, a] = asPostgres(join(BIN, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate']);
+          execFileSync(c, a, { stdio: 'ignore', timeout: 30_000 });
+        } catch {
+          // already stopped
+        } finally {
+          remove();
+        }
+      },
     };
   } catch (e) {
     if (started) await pgRun('pg_ctl', ['stop', '-D', data, '-m', 'immediate']).catch(() => undefined);
     remove();
     throw e;
   }
+}
+
+let shared: Promise<TestPostgres & { stopSync(): void }> | undefined;
+
+/**
+ * A handle on the process's PostgreSQL cluster, for suites that only create databases on it
+ * (`createDatabase`): started at the first call and stopped when the process exits, so a mocha
+ * worker starts one cluster rather than one per file (1-5 s each). `url` is a new database of
+ * its own; `stop()` drops the databases made through this handle and leaves the cluster running.
+ * A suite that changes the cluster itself (roles, pg_hba.conf, stopping it) or looks at all of
+ * it (pg_database, pg_stat_activity) starts its own with startPostgres.
+ */
+export async function sharedPostgres(): Promise<TestPostgres> {
+  if (!shared) {
+    const starting = startPostgres();
+    shared = starting;
+    starting.then(
+      (c) => process.once('exit', () => c.stopSync()),
+      () => {
+        if (shared === starting) shared = undefined;
+      },
+    );
+  }
+  const cluster = await shared;
+  const made: { drop(): Promise<void> }[] = [];
+  const createDatabase = async () => {
+    const db = await cluster.createDatabase();
+    made.push(db);
+    return db;
+  };
+  const own = await createDatabase();
+  return {
+    url: own.url,
+    createDatabase,
+    createPasswordDatabase() {
+      throw new Error('sharedPostgres: a suite that adds roles starts a cluster of its own (startPostgres)');
+    },
+    async stop() {
+      for (const db of made.splice(0)) await db.drop().catch(() => undefined);
+    },
+  };
 }
