@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/main.js';
 import { startTestServer, tempDir } from './helpers/server.js';
@@ -21,6 +22,31 @@ describe('server options', () => {
     } finally {
       await s.stop();
       dir.remove();
+    }
+  });
+
+  it("close() ends at once connections on which nothing was sent (a client's spare ones), rather than after the 10 s shutdown grace", async () => {
+    const s = await startTestServer();
+    const { port } = new URL(s.url);
+    const spare = await Promise.all(
+      [0, 1, 2].map(
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const c = net.connect(Number(port), '127.0.0.1', () => resolve(c));
+            c.once('error', reject);
+          }),
+      ),
+    );
+    const ended = spare.map((c) => new Promise<void>((resolve) => c.once('close', () => resolve())));
+    try {
+      // a keep-alive connection that has answered a request is closed too (closeIdleConnections)
+      expect((await s.api('GET', '/api/v1/projects')).status).to.equal(200);
+      const t0 = Date.now();
+      await s.stop();
+      expect(Date.now() - t0, 'ms for close() (shutdown grace 10 s)').to.be.below(3_000);
+      await Promise.all(ended);
+    } finally {
+      for (const c of spare) c.destroy();
     }
   });
 

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ANONYMOUS, type Principal } from '../access/authorizer.js';
 import { AUTH_COOKIES, parseCookies } from '../auth/cookies.js';
@@ -202,9 +203,20 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
   // the server open until the grace period ends.
   let closing = false;
+  // Connections on which nothing has arrived yet (clients open spare ones: browsers preconnect,
+  // undici opens one per queued request): Node does not count them idle (their headers timeout
+  // runs from the connect), so closeIdleConnections leaves them, and each held a close for the
+  // whole shutdown grace (10 s). One that has received no byte carries no request: closed at once.
+  const unused = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  app.server.on('request', (req: { socket: Socket }) => unused.delete(req.socket));
   app.addHook('preClose', async () => {
     closing = true;
     streams.closeAll();
+    for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
   });
   app.addHook('onSend', async (_req, reply) => {
     if (closing) void reply.header('Connection', 'close');
