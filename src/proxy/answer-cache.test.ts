@@ -68,7 +68,7 @@ describe('AnswerCache (the query cache kept answers)', () => {
 
   it('evicts exactly as a least-recently-used list would, over many random gets and sets', () => {
     // the reference: an array in use order, scanned from its start on every set
-    let order: { key: string; expires: number; bytes: number }[] = [];
+    const order: { key: string; expires: number; bytes: number }[] = [];
     const bytesOf = (key: string, size: number) => size + key.length * 2 + 'content-typeapplication/json'.length + 256;
     const c = new AnswerCache({ maxBytes: 6_000, maxEntries: 8, now: clock });
     let seed = 7;
