@@ -56,4 +56,45 @@ describe('web UI: teams, tokens and audit page (Chromium)', function () {
       .and.include('admin');
     expect(w.errors, 'no console or page errors').to.deep.equal([]);
   });
+
+  it('tells a refused token until the next call, and keeps Create token off while its call runs', async () => {
+    const { page } = w;
+    const create = page.getByRole('button', { name: 'Create token' });
+    const refusal = page.getByRole('alert').filter({ hasText: 'must be a positive duration' });
+    await page.getByLabel('Token name').fill('held');
+    await page.getByLabel('Expires in').fill('soon');
+    await create.click();
+    await refusal.waitFor();
+    expect(await page.getByLabel('Token name').inputValue(), 'a refused name stays in its field').to.equal('held');
+    // hold the next creation's request until the page has been looked at
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = false;
+    await page.route('**/api/v1/user/tokens', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      asked = true;
+      await held;
+      return route.fallback();
+    });
+    try {
+      const before = await page.getByTestId('new-token').locator('code').innerText();
+      await page.getByLabel('Expires in').fill('1h');
+      await create.click();
+      await waitFor('the creation under way', async () => asked);
+      // the request is held, so the button is off while it runs (the page may draw that a moment after sending)
+      await waitFor('Create token off while its call runs', () => create.isDisabled());
+      expect(await refusal.count(), 'the refusal is dropped as the next call starts').to.equal(0);
+      release();
+      await waitFor('the new token shown', async () => (await page.getByTestId('new-token').locator('code').innerText()) !== before);
+      await page.getByRole('table', { name: 'tokens' }).getByRole('row').filter({ hasText: 'held' }).waitFor();
+    } finally {
+      release();
+      await page.unroute('**/api/v1/user/tokens');
+    }
+    // the browser logs the refusal's 400 itself
+    const others = w.errors.filter((e) => !/Failed to load resource: the server responded with a status of 400/.test(e));
+    expect(others, 'no other console or page errors').to.deep.equal([]);
+  });
 });

@@ -82,22 +82,32 @@ export interface AppOptions {
 const CLIENT_CLOSED_REQUEST = 499;
 
 /**
- * The one log line of a request: who, what (the route template), its status and how long it took.
- * With the server's logger it goes straight to the batched writer in a fixed shape (RequestLines:
- * a request's child logger and pino's serialiser were most of the line's cost); with another
- * logger (tests, a pino configuration) through `request.log`.
+ * What a finished request leaves behind: its one log line (who, what (the route template), its
+ * status and how long it took) and its observation in the request histogram. With the server's
+ * logger the line goes straight to the batched writer in a fixed shape (RequestLines: a request's
+ * child logger and pino's serialiser were most of the line's cost); with another logger (tests, a
+ * pino configuration) through `request.log`.
  */
-function logRequest(lines: RequestLines | undefined, request: FastifyRequest, reply: FastifyReply, status: number, abandoned?: true): void {
+function recordRequest(
+  lines: RequestLines | undefined,
+  metrics: Metrics,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  abandoned?: true,
+): void {
+  const route = request.routeOptions.url ?? 'unmatched';
   const line = {
     user: request.principal?.name,
     method: request.method,
-    route: request.routeOptions.url ?? 'unmatched',
+    route,
     status,
     ms: Math.round(reply.elapsedTime * 10) / 10,
     ...(abandoned ? { abandoned } : {}),
   };
   if (lines) lines.write({ reqId: request.id, ...line });
   else request.log.info(line, 'request');
+  metrics.observeRequest(route, request.method, status, reply.elapsedTime / 1000);
 }
 
 /** Set on a request whose path is outside api_prefix: answered 404 before anything else. */
@@ -153,7 +163,20 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.addHook('onRoute', (r) => {
     routes.push({ method: r.method, url: r.url, config: (r.config ?? {}) as MountedRoute['config'] });
   });
-  app.addHook('onResponse', async (request, reply) => logRequest(lines, request, reply, reply.statusCode));
+  // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
+  // the server open until the grace period ends.
+  let closing = false;
+  // The per-request hooks take a callback: an async hook costs a promise and a turn of the
+  // microtask queue on every request (P1).
+  app.addHook('onResponse', (request, reply, done) => {
+    recordRequest(lines, o.metrics, request, reply, reply.statusCode);
+    if (closing) app.server.closeIdleConnections();
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
   const cors = o.config.security.cors.enable ? new CorsPolicy(o.config.security.cors, routeMethods(routes)) : undefined;
   app.addHook('onRequest', async (request, reply) => {
     if ((request.raw as unknown as Record<symbol, unknown>)[OUTSIDE_PREFIX]) {
@@ -163,11 +186,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
     }
     // A request its client gave up on (a watch closed by the browser, a query it cancelled) ends
     // without 'finish', so Fastify runs no onResponse hook: its log line and metric are written here.
-    reply.raw.once('close', () => {
+    reply.raw.on('close', () => {
       if (reply.raw.writableFinished || reply.raw.errored) return; // answered (or failed): onResponse has it
-      const status = reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST;
-      logRequest(lines, request, reply, status, true);
-      o.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, status, reply.elapsedTime / 1000);
+      recordRequest(lines, o.metrics, request, reply, reply.raw.headersSent ? reply.statusCode : CLIENT_CLOSED_REQUEST, true);
     });
     void reply.header('X-Request-Id', request.id);
     void reply.header(VERSION_HEADER, o.build.version);
@@ -200,9 +221,6 @@ export function buildApp(o: AppOptions): FastifyInstance {
   registerAuditRoutes(app, { ...o.audit, streams });
   registerProfileRoutes(app, { registry: o.registry, service: o.service });
   registerSchemaRoutes(app, { registry: o.registry, plugins: o.plugins, schemasDir: SCHEMAS_DIR });
-  // Shutting down: answers close their connections, so in-flight keep-alive clients do not hold
-  // the server open until the grace period ends.
-  let closing = false;
   // Connections on which nothing has arrived yet (clients open spare ones: browsers preconnect,
   // undici opens one per queued request): Node does not count them idle (their headers timeout
   // runs from the connect), so closeIdleConnections leaves them, and each held a close for the
@@ -217,12 +235,6 @@ export function buildApp(o: AppOptions): FastifyInstance {
     closing = true;
     streams.closeAll();
     for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
-  });
-  app.addHook('onSend', async (_req, reply) => {
-    if (closing) void reply.header('Connection', 'close');
-  });
-  app.addHook('onResponse', async () => {
-    if (closing) app.server.closeIdleConnections();
   });
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import { ApiError, badRequest } from '../errors.js';
 import { type BodyLimits, scanJson } from './body-limits.js';
@@ -30,9 +30,9 @@ export function registerBodyParsers(app: FastifyInstance, limits: BodyLimits, of
       ? Promise.resolve().then(() => yamlBodyToJson(text, limits))
       : offload.run('yaml', { text, limits }, tooLong);
   app.removeAllContentTypeParsers();
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  // Only on routes that take a body: a hook on every route costs each GET a promise (P1).
+  const decode = async (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload) => {
     if (request.method === 'GET' || request.method === 'HEAD') return payload; // no body to check
-    if ((request.routeOptions.config as { proxy?: boolean } | undefined)?.proxy) return payload; // streamed upstream untouched
     checkCharset(request);
     const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();
     const inflate = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress }[encoding];
@@ -46,6 +46,12 @@ export function registerBodyParsers(app: FastifyInstance, limits: BodyLimits, of
     (out as unknown as { receivedEncodedLength: number }).receivedEncodedLength = 0;
     payload.on('data', (chunk: Buffer) => ((out as unknown as { receivedEncodedLength: number }).receivedEncodedLength += chunk.length));
     return out;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if ((route.config as { proxy?: boolean } | undefined)?.proxy) return; // streamed upstream untouched
+    if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
+    route.preParsing = [decode, ...[route.preParsing ?? []].flat()];
   });
   // An empty body is no body, whatever its Content-Type: the Perses UI sends
   // `Content-Type: application/json` with every DELETE (and a restore takes no body either).

@@ -199,12 +199,8 @@ export class Metrics {
   }
 }
 
-/** GET /metrics (anonymous) and the per-request histogram, labelled by route template. */
+/** GET /metrics (anonymous); each request is observed by the app's onResponse hook (app.ts). */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
-  });
   app.get(
     '/metrics',
     documented(

@@ -65,4 +65,39 @@ describe('AnswerCache (the query cache kept answers)', () => {
     c.set('new', answer(10), 1_000);
     expect(c.size).to.equal(1);
   });
+
+  it('evicts exactly as a least-recently-used list would, over many random gets and sets', () => {
+    // the reference: an array in use order, scanned from its start on every set
+    const order: { key: string; expires: number; bytes: number }[] = [];
+    const bytesOf = (key: string, size: number) => size + key.length * 2 + 'content-typeapplication/json'.length + 256;
+    const c = new AnswerCache({ maxBytes: 6_000, maxEntries: 8, now: clock });
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      now += random(50);
+      const key = `k${random(30)}`;
+      const at = order.findIndex((e) => e.key === key);
+      if (random(2) === 0) {
+        const got = c.get(key) !== undefined;
+        const live = at >= 0 && order[at].expires > now;
+        expect(got, `get ${key} at step ${i}`).to.equal(live);
+        if (at >= 0) {
+          const [e] = order.splice(at, 1);
+          if (live) order.push(e);
+        }
+      } else {
+        const size = 100 + random(900);
+        const ttl = random(10) === 0 ? 0 : 200 + random(2_000);
+        c.set(key, answer(size), ttl);
+        if (at >= 0) order.splice(at, 1);
+        if (ttl > 0) order.push({ key, expires: now + ttl, bytes: bytesOf(key, size) });
+        const used = () => order.reduce((n, e) => n + e.bytes, 0);
+        while (order.length && (used() > 6_000 || order.length > 8 || order[0].expires <= now)) order.shift();
+      }
+      expect([c.size, c.bytes], `step ${i}`).to.deep.equal([order.length, order.reduce((n, e) => n + e.bytes, 0)]);
+    }
+  });
 });

@@ -34,10 +34,18 @@ const ENTRY_OVERHEAD = 256;
  * the least recently used go first. A Map keeps insertion order, so a hit is moved to its end and
  * eviction takes from its start. An expired answer is dropped when it is next asked for, or when
  * it reaches the start of the order.
+ *
+ * The start is found by one iterator kept across calls: a deleted entry stays a hole in V8's Map
+ * until the table is rebuilt, so a new iterator from the start on every `set` stepped over up to
+ * half the table's size of holes (2.7 % of P4's CPU with the cache full).
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Entry>();
   private used = 0;
+  /** Where the oldest entries are read from: every entry before it was deleted or moved to the end. */
+  private cursor: Iterator<[string, Entry]> = this.entries.entries();
+  /** The oldest entry, read from `cursor` and still in place (forgotten when it is deleted or moved). */
+  private head: [string, Entry] | undefined;
   private readonly now: () => number;
 
   constructor(private readonly o: AnswerCacheOptions) {
@@ -48,13 +56,11 @@ export class AnswerCache {
   get(key: string): KeptAnswer | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
-    this.entries.delete(key);
+    this.remove(key, e);
     const now = this.now();
-    if (e.expires <= now) {
-      this.used -= e.bytes;
-      return undefined;
-    }
+    if (e.expires <= now) return undefined;
     this.entries.set(key, e);
+    this.used += e.bytes;
     return { answer: e.answer, ageMs: now - e.kept };
   }
 
@@ -66,11 +72,31 @@ export class AnswerCache {
     const now = this.now();
     this.entries.set(key, { answer, kept: now, expires: now + ttlMs, bytes });
     this.used += bytes;
-    for (const [k, e] of this.entries) {
+    for (let oldest = this.oldest(); oldest !== undefined; oldest = this.oldest()) {
+      const [k, e] = oldest;
       if (this.used <= this.o.maxBytes && this.entries.size <= this.o.maxEntries && e.expires > now) break;
-      this.entries.delete(k);
-      this.used -= e.bytes;
+      this.remove(k, e);
     }
+  }
+
+  /** The least recently used entry. */
+  private oldest(): [string, Entry] | undefined {
+    if (this.head) return this.head;
+    let next = this.cursor.next();
+    if (next.done) {
+      // an iterator that reached the end stays there: start again (the entries before were all removed)
+      this.cursor = this.entries.entries();
+      next = this.cursor.next();
+      if (next.done) return undefined;
+    }
+    this.head = next.value;
+    return this.head;
+  }
+
+  private remove(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.used -= e.bytes;
+    if (this.head?.[0] === key) this.head = undefined;
   }
 
   /** Answers kept (expired ones not yet dropped included). */
@@ -85,9 +111,7 @@ export class AnswerCache {
 
   private delete(key: string): void {
     const e = this.entries.get(key);
-    if (!e) return;
-    this.entries.delete(key);
-    this.used -= e.bytes;
+    if (e) this.remove(key, e);
   }
 }
 

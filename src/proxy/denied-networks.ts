@@ -40,6 +40,8 @@ const HOST = [parseIp('127.0.0.1')!, parseIp('::1')!];
 export class DeniedNetworks {
   private readonly listed: IpNetwork[];
   private readonly decided = new Map<string, DenyReason | null>();
+  /** hostReason's answers per host name (a datasource's host is asked on every request). */
+  private readonly hosts = new Map<string, DenyReason | null>();
 
   constructor(readonly o: DeniedNetworksOptions) {
     this.listed = o.listed.map(net);
@@ -81,9 +83,15 @@ export class DeniedNetworks {
    * checked when the connection is made.
    */
   hostReason(hostname: string): DenyReason | undefined {
-    if (parseIp(hostname)) return this.reason(hostname);
-    if (/^(?:.+\.)?localhost\.?$/i.test(hostname)) return this.reason('127.0.0.1') ?? this.reason('::1');
-    return undefined;
+    let r = this.hosts.get(hostname);
+    if (r === undefined) {
+      if (parseIp(hostname)) r = this.reason(hostname) ?? null;
+      else if (/^(?:.+\.)?localhost\.?$/i.test(hostname)) r = this.reason('127.0.0.1') ?? this.reason('::1') ?? null;
+      else r = null;
+      if (this.hosts.size >= MAX_DECIDED_ADDRESSES) this.hosts.clear();
+      this.hosts.set(hostname, r);
+    }
+    return r ?? undefined;
   }
 
   /**

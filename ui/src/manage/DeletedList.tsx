@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Link, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { displayName, enc, getJson, restoreVersion, type Resource, type VersionEntry } from '../api';
@@ -36,18 +36,13 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
     return lists.flat().sort((a, b) => ((a.updatedAt ?? '') < (b.updatedAt ?? '') ? 1 : -1)) as Deleted[];
   });
   const [restored, setRestored] = useState<Resource & { plural: string }>();
-  const [error, setError] = useState<unknown>();
-  const restore = async (d: Deleted) => {
-    setError(undefined);
-    try {
-      const r = await restoreVersion(d.kind.plural, project, d.name, d.version);
+  const restore = useMutation((d: Deleted) => restoreVersion(d.kind.plural, project, d.name, d.version), {
+    onSuccess: async (r, d) => {
       setRestored({ ...r, plural: d.kind.plural });
       await queryClient.invalidateQueries(['deleted']);
       await queryClient.invalidateQueries(['list']);
-    } catch (e) {
-      setError(e);
-    }
-  };
+    },
+  });
   const history = (d: Deleted) =>
     project ? `/projects/${enc(project)}/${d.kind.plural}/${enc(d.name)}/history` : `/global/${d.kind.plural}/${enc(d.name)}/history`;
   const items = deleted.data ?? [];
@@ -61,7 +56,7 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
           </Link>
         </Alert>
       )}
-      {error !== undefined && <ErrorMessage error={error} />}
+      {restore.error !== null && <ErrorMessage error={restore.error} />}
       <ListBody query={deleted} empty={items.length > 0 ? undefined : `Nothing deleted${project ? ' in this project' : ''} is kept.`}>
         <Table size="small" aria-label="recently deleted">
           <TableHead>
@@ -98,7 +93,12 @@ export function DeletedList({ kinds, project }: { kinds: KindUi[]; project?: str
                     History
                   </Button>
                   {can('create', d.kind.kind, project) && (
-                    <Button size="small" onClick={() => void restore(d)} aria-label={`Restore ${d.title ?? d.name}`}>
+                    <Button
+                      size="small"
+                      disabled={restore.isLoading}
+                      onClick={() => restore.mutate(d)}
+                      aria-label={`Restore ${d.title ?? d.name}`}
+                    >
                       Restore
                     </Button>
                   )}

@@ -12,7 +12,7 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { call, enc, getJson, type Resource } from '../api';
 import { ListBody, PageHeader, timeAgo } from '../widgets';
@@ -172,33 +172,41 @@ function TokenList() {
   const [name, setName] = useState('');
   const [ttl, setTtl] = useState('30d');
   const [created, setCreated] = useState<string>();
-  const [error, setError] = useState<string>();
-  const create = async () => {
-    setError(undefined);
-    try {
-      const res = (await (await call('POST', '/api/v1/user/tokens', { name, ttl })).json()) as TokenInfo & { token: string };
-      setCreated(res.token);
-      setName('');
-      await queryClient.invalidateQueries(['tokens']);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  const revoke = async (id: string) => {
-    setError(undefined);
-    try {
+  const creating = useMutation(
+    async (o: { name: string; ttl: string }) =>
+      (await (await call('POST', '/api/v1/user/tokens', o)).json()) as TokenInfo & { token: string },
+    {
+      onSuccess: async (res) => {
+        setCreated(res.token);
+        setName('');
+        await queryClient.invalidateQueries(['tokens']);
+      },
+    },
+  );
+  const revoking = useMutation(
+    async (id: string) => {
       await call('DELETE', `/api/v1/user/tokens/${enc(id)}`);
-      await queryClient.invalidateQueries(['tokens']);
-    } catch (e) {
-      setError((e as Error).message);
-    }
+    },
+    { onSuccess: () => queryClient.invalidateQueries(['tokens']) },
+  );
+  // one message at a time: starting either call drops the other's error (the new token stays shown)
+  const create = () => {
+    revoking.reset();
+    creating.mutate({ name, ttl });
   };
+  const revoke = (id: string) => {
+    creating.reset();
+    revoking.mutate(id);
+  };
+  const error = ((creating.error ?? revoking.error) as Error | null)?.message;
+  // either call turns every button off until it is done (a reset of the other would turn its own back on)
+  const busy = creating.isLoading || revoking.isLoading;
   return (
     <>
       <Box sx={{ display: 'flex', gap: 1, mb: 1, flexWrap: 'wrap' }}>
         <TextField size="small" label="Token name" value={name} onChange={(e) => setName(e.target.value)} />
         <TextField size="small" label="Expires in" value={ttl} onChange={(e) => setTtl(e.target.value)} helperText="e.g. 30d, 12h" />
-        <Button variant="contained" onClick={create} disabled={!name}>
+        <Button variant="contained" onClick={create} disabled={busy || !name}>
           Create token
         </Button>
       </Box>
@@ -235,7 +243,7 @@ function TokenList() {
                 <TableCell>{t.lastUsedAt ? timeAgo(t.lastUsedAt) : 'never'}</TableCell>
                 <TableCell>{t.permissions ? 'yes' : 'no'}</TableCell>
                 <TableCell>
-                  <Button size="small" color="error" onClick={() => revoke(t.id)}>
+                  <Button size="small" color="error" disabled={busy} onClick={() => revoke(t.id)}>
                     Revoke
                   </Button>
                 </TableCell>

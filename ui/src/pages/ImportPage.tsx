@@ -1,7 +1,7 @@
 import { Alert, Box, Button, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import type { DashboardResource } from '@perses-dev/core';
 import { ViewDashboard } from '@perses-dev/dashboards';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { QueryParamProvider, type QueryParamAdapterComponent } from 'use-query-params';
@@ -83,8 +83,6 @@ export function ImportPage() {
   const [name, setName] = useState('');
   const [datasource, setDatasource] = useState('');
   const [preview, setPreview] = useState<Preview>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
   const datasourceApi = useDatasourceApi();
 
   useEffect(() => {
@@ -95,59 +93,70 @@ export function ImportPage() {
   const form: ImportDraft = { text, project, name, datasource };
   const kept = useDraft<ImportDraft>(draftKey('import', 'Dashboard', undefined, ''), form, { ...form, text: '' }, -1);
 
-  const convert = async (ds = datasource, target = project, wanted = name) => {
-    setError(undefined);
-    let parsed: unknown;
-    // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
-    const json = looksLikeJson(text);
-    try {
-      parsed = json ? JSON.parse(text) : parse(text);
-    } catch (e) {
-      setError(
-        new Error(
+  // Preview: the pasted text parsed (a text that does not parse is this mutation's error too, so one
+  // error is shown at a time) and, for a Grafana export, migrated by the server with its report
+  const converting = useMutation(
+    async (o: { text: string; ds: string; target: string; wanted: string }): Promise<Omit<Preview, 'seq'>> => {
+      let parsed: unknown;
+      // a Grafana export is JSON: its errors are told as JSON's (a YAML parser's words about flow mappings misled)
+      const json = looksLikeJson(o.text);
+      try {
+        parsed = json ? JSON.parse(o.text) : parse(o.text);
+      } catch (e) {
+        throw new Error(
           json
-            ? `The text is not valid JSON: ${jsonErrorText(text, e)}.`
+            ? `The text is not valid JSON: ${jsonErrorText(o.text, e)}.`
             : `The text is not JSON or YAML: ${(e as Error).message.split('\n')[0]}`,
-        ),
-      );
-      return;
-    }
-    setBusy(true);
-    try {
-      const seq = (preview?.seq ?? 0) + 1;
-      if (isPersesDashboard(parsed)) {
-        setPreview({ dashboard: parsed, from: 'Perses', seq });
-        if (!wanted) setName(parsed.metadata?.name ?? '');
-      } else {
-        const migrated = await migrateGrafana(parsed, { project: target, datasource: ds, name: wanted });
-        setPreview({ ...migrated, from: 'Grafana', seq });
-        setName(migrated.dashboard.metadata.name);
+        );
       }
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+      if (isPersesDashboard(parsed)) return { dashboard: parsed, from: 'Perses' };
+      return { ...(await migrateGrafana(parsed, { project: o.target, datasource: o.ds, name: o.wanted })), from: 'Grafana' };
+    },
+    {
+      onSuccess: (converted, { wanted }) => {
+        setPreview((p) => ({ ...converted, seq: (p?.seq ?? 0) + 1 }));
+        if (converted.from === 'Grafana') setName(converted.dashboard.metadata.name);
+        else if (!wanted) setName(converted.dashboard.metadata?.name ?? '');
+      },
+    },
+  );
+  const convert = (ds = datasource, target = project, wanted = name) => {
+    saving.reset();
+    converting.mutate({ text, ds, target, wanted });
   };
 
-  const save = async () => {
+  // the name and project are the ones saved with, so a refusal names them even once the field changes
+  const saving = useMutation(
+    async (o: { dashboard: Resource; project: string; name: string }) => {
+      try {
+        return await createResource('dashboards', o.project, {
+          ...o.dashboard,
+          metadata: { ...o.dashboard.metadata, name: o.name, project: o.project },
+        });
+      } catch (e) {
+        throw (e as ApiError).status === 409
+          ? new Error(`A dashboard named "${o.name}" already exists in ${o.project}: choose another name.`)
+          : e;
+      }
+    },
+    {
+      onSuccess: (_saved, o) => {
+        // the preview goes first: its time range and variables write the URL's query a tick after each
+        // change (use-query-params), from this page's location, and such a write landing after the
+        // navigation took the browser back here (the effect below navigates once it is gone)
+        setPreview(undefined);
+        setSavedTo(`/projects/${enc(o.project)}/dashboards/${enc(o.name)}`);
+      },
+    },
+  );
+  const save = () => {
     if (!preview) return;
-    setError(undefined);
-    setBusy(true);
-    try {
-      await createResource('dashboards', project, { ...preview.dashboard, metadata: { ...preview.dashboard.metadata, name, project } });
-      // the preview goes first: its time range and variables write the URL's query a tick after each
-      // change (use-query-params), from this page's location, and such a write landing after the
-      // navigation took the browser back here (the effect below navigates once it is gone)
-      setPreview(undefined);
-      setSavedTo(`/projects/${enc(project)}/dashboards/${enc(name)}`);
-    } catch (e) {
-      setError(
-        (e as ApiError).status === 409 ? new Error(`A dashboard named "${name}" already exists in ${project}: choose another name.`) : e,
-      );
-      setBusy(false);
-    }
+    converting.reset();
+    saving.mutate({ dashboard: preview.dashboard, project, name });
   };
+  const error = converting.error ?? saving.error;
+  // a saved dashboard keeps the buttons off until the page has left for it
+  const busy = converting.isLoading || saving.isLoading || saving.isSuccess;
 
   const [savedTo, setSavedTo] = useState<string>();
   const keptNow = useRef(kept);
@@ -171,7 +180,7 @@ export function ImportPage() {
     // in another project the derived name may be taken: derive it again
     const wanted = target === project ? name : '';
     if (wanted !== name) setName(wanted);
-    if (preview?.from === 'Grafana') void convert(ds, target, wanted);
+    if (preview?.from === 'Grafana') convert(ds, target, wanted);
   };
   const undrawn = preview?.report ? undrawnPanels(preview.report) : [];
   // The preview's dashboard changes only with a new conversion or project, not with each letter of
@@ -265,21 +274,10 @@ export function ImportPage() {
             onChange={(e) => setName(e.target.value)}
             inputProps={{ 'aria-label': 'dashboard name' }}
           />
-          <Button
-            variant="contained"
-            disabled={busy || !text.trim() || !project}
-            onClick={() => void convert()}
-            data-testid="import-preview"
-          >
+          <Button variant="contained" disabled={busy || !text.trim() || !project} onClick={() => convert()} data-testid="import-preview">
             Preview
           </Button>
-          <Button
-            variant="contained"
-            color="success"
-            disabled={busy || !preview || !name}
-            onClick={() => void save()}
-            data-testid="import-save"
-          >
+          <Button variant="contained" color="success" disabled={busy || !preview || !name} onClick={save} data-testid="import-save">
             Save to {project || 'project'}
           </Button>
         </Stack>
