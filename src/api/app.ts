@@ -225,16 +225,16 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // undici opens one per queued request): Node does not count them idle (their headers timeout
   // runs from the connect), so closeIdleConnections leaves them, and each held a close for the
   // whole shutdown grace (10 s). One that has received no byte carries no request: closed at once.
-  const unused = new Set<Socket>();
+  // (Tracked per connection, not per request: a request listener would cost every request.)
+  const open = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
-    unused.add(socket);
-    socket.once('close', () => unused.delete(socket));
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
   });
-  app.server.on('request', (req: { socket: Socket }) => unused.delete(req.socket));
   app.addHook('preClose', async () => {
     closing = true;
     streams.closeAll();
-    for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
   });
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
