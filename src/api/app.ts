@@ -225,16 +225,21 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // undici opens one per queued request): Node does not count them idle (their headers timeout
   // runs from the connect), so closeIdleConnections leaves them, and each held a close for the
   // whole shutdown grace (10 s). One that has received no byte carries no request: closed at once.
-  // (Tracked per connection, not per request: a request listener would cost every request.)
-  const open = new Set<Socket>();
+  // Tracked per connection and forgotten lazily (a listener on every socket, or on every request,
+  // cost P1 measurably): a socket that has read a byte or closed can never be one of them.
+  const spare = new Set<Socket>();
+  const forgetUsed = () => {
+    for (const socket of spare) if (socket.destroyed || socket.bytesRead > 0) spare.delete(socket);
+  };
   app.server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
+    if (spare.size >= 256) forgetUsed();
+    spare.add(socket);
   });
   app.addHook('preClose', async () => {
     closing = true;
     streams.closeAll();
-    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+    forgetUsed();
+    for (const socket of spare) socket.destroy();
   });
   if (o.auth) registerAuthRoutes(app, o.auth);
   if (o.external) registerExternalAuthRoutes(app, o.external);
