@@ -115,8 +115,9 @@ export class LevelMetadata {
     // one string per project, not one per object
     const projects = new Map<string, string>();
     try {
+      // a step's work counts from before its read: the keys arrive as strings made on the main thread
+      let started = performance.now();
       for (let batch = await records.nextv(LOAD_STEP); batch.length; batch = await records.nextv(LOAD_STEP)) {
-        const started = performance.now();
         for (const key of batch) {
           const end = key.indexOf(SEP, prefix.length);
           const p = key.slice(prefix.length, end);
@@ -130,6 +131,7 @@ export class LevelMetadata {
         // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
         if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS)
           await new Promise((r) => setTimeout(r, 4 * (performance.now() - started)));
+        started = performance.now();
       }
     } catch (e) {
       this.index.cancel(kind);
