@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { AUDIT_ACTIONS } from '../../src/lib/audit-actions.js';
 import type { Env } from '../env.js';
 import { CliError } from '../errors.js';
 import { resolveKind } from '../kinds.js';
@@ -35,20 +36,7 @@ export function makeAuditCommand(env: Env): Command {
     .option('--user <name>', 'only this user or service account (sa:<project>/<name>)')
     .option('--kind <kind>', 'only this kind (any spelling dashctl accepts)')
     .option('-p, --project <name>', 'only this project')
-    .addOption(
-      new Option('--action <action>', 'only this action').choices([
-        'create',
-        'update',
-        'delete',
-        'login',
-        'login-failed',
-        'logout',
-        'token-create',
-        'token-use',
-        'token-revoke',
-        'denied',
-      ]),
-    )
+    .addOption(new Option('--action <action>', 'only this action').choices(AUDIT_ACTIONS))
     .option('--since <time>', 'from this time (RFC 3339) or this long ago (30m, 2h, 7d)')
     .option('--until <time>', 'before this time (RFC 3339) or this long ago')
     .option('--limit <n>', 'entries per page (default 100)')

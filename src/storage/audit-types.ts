@@ -3,20 +3,10 @@
  * object, from where. Entries never hold an object's content, so no secret value reaches them.
  */
 
-/** What happened. */
-export const AUDIT_ACTIONS = [
-  'create',
-  'update',
-  'delete',
-  'login',
-  'login-failed',
-  'logout',
-  'token-create',
-  'token-use',
-  'token-revoke',
-  'denied',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+import type { AuditAction } from '../lib/audit-actions.js';
+
+/** What happened (src/lib: dashctl and the web UI offer the same list). */
+export { AUDIT_ACTIONS, type AuditAction } from '../lib/audit-actions.js';
 
 /** One audit entry; `id` is store-wide, increasing in commit order, without gaps. */
 export interface AuditEntry {

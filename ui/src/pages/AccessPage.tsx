@@ -14,6 +14,7 @@ import {
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
+import { AUDIT_ACTIONS } from '../../../src/lib/audit-actions.js';
 import { call, enc, getJson, type Resource } from '../api';
 import { ListBody, PageHeader, timeAgo } from '../widgets';
 import { useCan, useSession } from '../permissions';
@@ -34,19 +35,8 @@ interface TokenInfo {
 
 type AuditEntry = Record<string, string | number | undefined> & { id: number; time: string; action: string; user: string };
 
-const ACTIONS = [
-  '',
-  'create',
-  'update',
-  'delete',
-  'login',
-  'login-failed',
-  'logout',
-  'token-create',
-  'token-use',
-  'token-revoke',
-  'denied',
-];
+/** The audit filter's choices: any action, or one of them. */
+const ACTIONS = ['', ...AUDIT_ACTIONS];
 
 export function AccessPage() {
   return (
