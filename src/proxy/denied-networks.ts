@@ -66,14 +66,10 @@ export class DeniedNetworks {
    * answer must be one. Remembered per text (the lists never change).
    */
   reason(address: string): DenyReason | undefined {
-    let r = this.decided.get(address);
-    if (r === undefined) {
+    return remembered(this.decided, address, () => {
       const a = parseIp(address);
-      r = a ? this.check(a) : 'listed';
-      if (this.decided.size >= MAX_DECIDED_ADDRESSES) this.decided.clear();
-      this.decided.set(address, r);
-    }
-    return r ?? undefined;
+      return a ? this.check(a) : 'listed';
+    });
   }
 
   /**
@@ -83,15 +79,11 @@ export class DeniedNetworks {
    * checked when the connection is made.
    */
   hostReason(hostname: string): DenyReason | undefined {
-    let r = this.hosts.get(hostname);
-    if (r === undefined) {
-      if (parseIp(hostname)) r = this.reason(hostname) ?? null;
-      else if (/^(?:.+\.)?localhost\.?$/i.test(hostname)) r = this.reason('127.0.0.1') ?? this.reason('::1') ?? null;
-      else r = null;
-      if (this.hosts.size >= MAX_DECIDED_ADDRESSES) this.hosts.clear();
-      this.hosts.set(hostname, r);
-    }
-    return r ?? undefined;
+    return remembered(this.hosts, hostname, () => {
+      if (parseIp(hostname)) return this.reason(hostname) ?? null;
+      if (/^(?:.+\.)?localhost\.?$/i.test(hostname)) return this.reason('127.0.0.1') ?? this.reason('::1') ?? null;
+      return null;
+    });
   }
 
   /**
@@ -138,3 +130,14 @@ const inAny = (nets: readonly IpNetwork[], a: IpAddress) => nets.some((n) => con
 
 /** Bounds the remembered answers (cleared when full). */
 const MAX_DECIDED_ADDRESSES = 1000;
+
+/** `decide(key)` remembered in `decisions` (null: nothing denied), at most MAX_DECIDED_ADDRESSES of them. */
+function remembered(decisions: Map<string, DenyReason | null>, key: string, decide: () => DenyReason | null): DenyReason | undefined {
+  let r = decisions.get(key);
+  if (r === undefined) {
+    r = decide();
+    if (decisions.size >= MAX_DECIDED_ADDRESSES) decisions.clear();
+    decisions.set(key, r);
+  }
+  return r ?? undefined;
+}
