@@ -1,6 +1,7 @@
 import type { Level } from 'level';
 import { auditMatches, type AuditDraft, type AuditEntry, type AuditNotice, type AuditPage, type AuditQuery } from './audit-types.js';
 import type { AuditStore } from './store.js';
+import { each } from './level-read.js';
 
 const SEP = '\x00';
 const HIGH = '\xff';
@@ -86,7 +87,7 @@ export class LevelAudit implements AuditStore {
     const entries: AuditEntry[] = [];
     let scanned = 0;
     let lastSeen: number | undefined;
-    for await (const raw of this.db.values(range)) {
+    for await (const raw of each(this.db.values(range))) {
       const e = JSON.parse(raw) as AuditEntry;
       lastSeen = e.id;
       const t = Date.parse(e.time);
@@ -107,7 +108,7 @@ export class LevelAudit implements AuditStore {
       const page = await this.io.read(async () => {
         const keys: string[] = [];
         let last: string | undefined;
-        for await (const [key, raw] of this.db.iterator({ gt: from, lt: PREFIX + HIGH })) {
+        for await (const [key, raw] of each(this.db.iterator({ gt: from, lt: PREFIX + HIGH }))) {
           last = key;
           const t = Date.parse((JSON.parse(raw) as AuditEntry).time);
           if (t >= limit + TIME_SLACK_MS) return { keys, last: undefined };

@@ -1,6 +1,7 @@
 import type { Level } from 'level';
 import { jsonOf } from '../lib/json-of.js';
 import { type BatchOp, HIGH, SEP, historyKey, historyOwner, historyPrefix, managersKey, pad, REVISION_KEY } from './level-keys.js';
+import { each, readAll } from './level-read.js';
 import type { DeletedEntry, DumpItem, Envelope, HistoryStore, ManagerEntry, ObjectKey, VersionEntry, Writer } from './store.js';
 import { keyOf } from './store.js';
 import { displayTitle } from './store-rules.js';
@@ -33,7 +34,7 @@ export class LevelHistory implements HistoryStore {
   /** Drops the entries of `key` below version `below` (every entry without it). */
   async dropOps(key: ObjectKey, below?: number): Promise<BatchOp[]> {
     const prefix = historyPrefix(key);
-    const keys = await this.db.keys({ gte: prefix, lt: below === undefined ? prefix + HIGH : prefix + pad(below, 10) }).all();
+    const keys = await readAll(this.db.keys({ gte: prefix, lt: below === undefined ? prefix + HIGH : prefix + pad(below, 10) }));
     return keys.map((k) => ({ type: 'del' as const, key: k }));
   }
 
@@ -50,7 +51,7 @@ export class LevelHistory implements HistoryStore {
   private async versionsOf(k: ObjectKey): Promise<VersionEntry[]> {
     const prefix = historyPrefix(k);
     const out: VersionEntry[] = [];
-    for await (const raw of this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true })) {
+    for await (const raw of each(this.db.values({ gte: prefix, lt: prefix + HIGH, reverse: true }))) {
       const r = JSON.parse(raw) as HistoryRecord;
       out.push({
         version: r.object.metadata.version,
@@ -82,7 +83,7 @@ export class LevelHistory implements HistoryStore {
   private async deletedIn(q: { kind: string; project: string }): Promise<DeletedEntry[]> {
     const prefix = `t${SEP}${q.kind}${SEP}${q.project}${SEP}`;
     const out: DeletedEntry[] = [];
-    for await (const key of this.db.keys({ gte: prefix, lt: prefix + HIGH })) {
+    for await (const key of each(this.db.keys({ gte: prefix, lt: prefix + HIGH }))) {
       const name = key.slice(prefix.length);
       const k = { kind: q.kind, project: q.project, name };
       const [last] = await this.db.values({ gte: historyPrefix(k), lt: historyPrefix(k) + HIGH, reverse: true, limit: 1 }).all();

@@ -1,13 +1,12 @@
 import type { Level } from 'level';
 import { CLASS_WEIGHT, type TermClass } from '../lib/search-terms.js';
 import { SEP } from './level-keys.js';
+import { batches } from './level-read.js';
 import { TOP } from './level-search-streams.js';
 import type { SearchQuery } from './store.js';
 
 /** The classes of terms, best first (search-terms.ts). */
 export const CLASSES: readonly TermClass[] = ['a', 'b', 'p', 's'];
-/** Index entries read per call (each a short key). */
-const STEP = 1_000;
 /** Search records read per getMany. */
 const RECORDS_STEP = 500;
 
@@ -79,13 +78,8 @@ export class Plan {
         }
         continue;
       }
-      const it = this.db.iterator({ gte: r.prefix, lt: r.prefix + TOP });
-      try {
-        for (let batch = await it.nextv(RECORDS_STEP); batch.length; batch = await it.nextv(RECORDS_STEP))
-          for (const [key, value] of batch) take(key.slice(2), value);
-      } finally {
-        await it.close();
-      }
+      for await (const batch of batches(this.db.iterator({ gte: r.prefix, lt: r.prefix + TOP })))
+        for (const [key, value] of batch) take(key.slice(2), value);
     }
     return out;
   }
@@ -185,17 +179,12 @@ export class Plan {
 
   /** The objects (in scope) of the entries under `prefix`: `x` class term, then the object. */
   private async *entries(prefix: string): AsyncGenerator<string> {
-    const it = this.db.keys({ gte: prefix, lt: prefix + TOP });
-    try {
-      for (let batch = await it.nextv(STEP); batch.length; batch = await it.nextv(STEP)) {
-        for (const key of batch) {
-          // after `x`, the class and the term (which holds no NUL)
-          const doc = key.slice(key.indexOf(SEP, 4) + 1);
-          if (this.inScope(doc)) yield doc;
-        }
+    for await (const batch of batches(this.db.keys({ gte: prefix, lt: prefix + TOP }))) {
+      for (const key of batch) {
+        // after `x`, the class and the term (which holds no NUL)
+        const doc = key.slice(key.indexOf(SEP, 4) + 1);
+        if (this.inScope(doc)) yield doc;
       }
-    } finally {
-      await it.close();
     }
   }
 

@@ -27,6 +27,7 @@ import { docOf, LevelSearch, searchRecordKey } from './level-search.js';
 import type { SearchPlan } from './level-search-query.js';
 import { refuseHeadlessDatabase, translateOpenError, upgradeLevelData } from './level-upgrades.js';
 import { LevelMetadata } from './level-metadata.js';
+import { each, readAll } from './level-read.js';
 import { KeyedMutex, Mutex } from './mutex.js';
 import { privateDir } from './private-dir.js';
 import { RecentTexts } from './recent-texts.js';
@@ -242,12 +243,12 @@ export class LevelStore extends StoreParts implements Store {
     const options = { ...range, valueEncoding, highWaterMarkBytes: SCAN_BYTES };
     if (q.project !== undefined || !q.namePrefix)
       return this.recovery.read(() =>
-        this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) }).all(),
+        readAll(this.db.values<string, V>({ ...options, ...(q.limit !== undefined ? { limit: q.limit } : {}) })),
       );
     const limit = q.limit ?? Infinity;
     return this.recovery.read(async () => {
       const out: V[] = [];
-      for await (const [key, raw] of this.db.iterator<string, V>(options)) {
+      for await (const [key, raw] of each(this.db.iterator<string, V>(options))) {
         if (q.namePrefix && !key.slice(key.lastIndexOf(SEP) + 1).startsWith(q.namePrefix)) continue;
         out.push(raw);
         if (out.length >= limit) break;
@@ -314,15 +315,15 @@ export class LevelStore extends StoreParts implements Store {
       for (const kind of opts.children?.kinds ?? []) {
         const project = opts.children!.project;
         const prefix = scopePrefix(kind, project);
-        for await (const [childKey, raw] of this.db.iterator({ gte: prefix, lt: prefix + HIGH })) {
+        for await (const [childKey, raw] of each(this.db.iterator({ gte: prefix, lt: prefix + HIGH }))) {
           ops.push({ type: 'del', key: childKey });
           events.push({ type: 'DELETED', object: JSON.parse(raw) as Envelope });
         }
         const records = searchRecordKey(prefix.slice(2));
-        for await (const [recordKey, rec] of this.db.iterator({ gte: records, lt: records + HIGH }))
+        for await (const [recordKey, rec] of each(this.db.iterator({ gte: records, lt: records + HIGH })))
           ops.push(...this.searchIndex.deleteOps(recordKey.slice(2), rec));
         for (const p of projectRecordPrefixes(kind, project))
-          ops.push(...(await this.db.keys({ gte: p, lt: p + HIGH }).all()).map((hk) => ({ type: 'del' as const, key: hk })));
+          ops.push(...(await readAll(this.db.keys({ gte: p, lt: p + HIGH }))).map((hk) => ({ type: 'del' as const, key: hk })));
       }
       ops.push({ type: 'del', key }, { type: 'del', key: managersKey(k) });
       // its history stays (restore brings it back): mark the name
@@ -342,7 +343,7 @@ export class LevelStore extends StoreParts implements Store {
     const live = this.hub.open(opts.signal, opts.backlog);
     const db = this.db;
     const read = async function* () {
-      for await (const raw of db.values({ gt: eventKey(since!), lt: EVENTS_END })) yield JSON.parse(raw) as StoreEvent;
+      for await (const raw of each(db.values({ gt: eventKey(since!), lt: EVENTS_END }))) yield JSON.parse(raw) as StoreEvent;
     };
     return replayThenLive(live, since ?? this.rev, since !== undefined ? () => this.recovery.iterate(read) : undefined);
   }
