@@ -1,6 +1,6 @@
 import type { Level } from 'level';
 import { HIGH, SEP, metadataRecordKey, objectKey } from './level-keys.js';
-import { frozen, type IndexEntry, MetadataIndex } from './metadata-index.js';
+import { frozen, type IndexEntry, type LoadedPlaces, MetadataIndex } from './metadata-index.js';
 import type { Mutex } from './mutex.js';
 import type { Envelope, ListQuery, Metadata, StoreEvent } from './store.js';
 
@@ -90,7 +90,7 @@ export class LevelMetadata {
     missing.forEach((e, i) => {
       if (raws[i] !== undefined) read.set(e, frozen(JSON.parse(raws[i]!) as Metadata));
     });
-    if (generation === this.o.generation()) for (const [e, m] of read) e.metadata = m;
+    if (generation === this.o.generation()) for (const m of read.values()) this.index.remember(kind, m);
     return entries.flatMap((e) => {
       const metadata = e.metadata ?? read.get(e);
       return metadata ? [{ kind, metadata, spec: EMPTY_SPEC }] : [];
@@ -111,7 +111,7 @@ export class LevelMetadata {
       // the iterator's snapshot is taken as it is made
       return this.o.db().keys({ gte: prefix, lt: prefix + HIGH });
     });
-    const all: IndexEntry[] = [];
+    const all: LoadedPlaces = { projects: [], names: [] };
     // one string per project, not one per object
     const projects = new Map<string, string>();
     try {
@@ -126,7 +126,8 @@ export class LevelMetadata {
             project = p;
             projects.set(p, p);
           }
-          all.push({ project, name: key.slice(end + 1) });
+          all.projects.push(project);
+          all.names.push(ownString(key.slice(end + 1)));
         }
         // while writes go on, the load takes at most a fifth of the main thread (it waits four times what it worked)
         if (performance.now() - this.lastCommit < LOAD_SHARE_WINDOW_MS)
@@ -142,3 +143,9 @@ export class LevelMetadata {
     this.index.load(kind, all);
   }
 }
+
+/**
+ * `s` as a string of its own: a slice of a longer string (a name cut out of its key) keeps the
+ * whole of it alive, 104 bytes per name where a copy takes 48.
+ */
+const ownString = (s: string) => Buffer.from(s).toString();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type IndexEntry, MetadataIndex } from './metadata-index.js';
+import { type IndexEntry, type LoadedPlaces, MetadataIndex } from './metadata-index.js';
 import type { Metadata, StoreEvent } from './store.js';
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -16,8 +16,8 @@ const event = (type: StoreEvent['type'], m: Metadata): StoreEvent => ({
   object: { kind: 'Dashboard', metadata: m, spec: {} },
 });
 const key = (m: Metadata) => `${m.project ?? ''}\u0000${m.name}`;
-/** An entry as a load reads it: its place only. */
-const entry = (m: Metadata): IndexEntry => ({ project: m.project ?? '', name: m.name });
+/** Objects as a load reads them: their places only. */
+const places = (ms: Metadata[]): LoadedPlaces => ({ projects: ms.map((m) => m.project ?? ''), names: ms.map((m) => m.name) });
 /** What a list answered: each entry's place, and its metadata's version when the index holds it. */
 const listed = (entries: IndexEntry[]) => entries.map((e) => [e.project, e.name, e.metadata?.version]);
 
@@ -31,15 +31,22 @@ function numbers(seed: number): () => number {
 }
 
 describe('MetadataIndex', () => {
-  it('keeps list order through thousands of creates, updates and deletes spread over many chunks', () => {
+  it('keeps list order, and the metadata lists read, through thousands of creates, updates and deletes over many chunks', () => {
     const index = new MetadataIndex();
     const rand = numbers(7);
     const start = Array.from({ length: 3_000 }, (_, i) => meta(`p${i % 7}`, `n${String(i).padStart(5, '0')}`)).sort((a, b) =>
       key(a) < key(b) ? -1 : 1,
     );
     index.loadFrom('Dashboard');
-    index.load('Dashboard', start.map(entry));
+    index.load('Dashboard', places(start));
     const truth = new Map(start.map((m) => [key(m), m]));
+    // a list kept the metadata it read of every third (and asked for one the index does not hold)
+    for (const m of start.filter((_, i) => i % 3 === 0)) {
+      const read = { ...m, version: -1 };
+      index.remember('Dashboard', read);
+      truth.set(key(m), read);
+    }
+    index.remember('Dashboard', meta('p0', 'absent'));
     for (let i = 0; i < 20_000; i++) {
       const m = meta(`p${Math.floor(rand() * 9)}`, `n${String(Math.floor(rand() * 6_000)).padStart(5, '0')}`, i + 1);
       if (rand() < 0.45) {
@@ -72,7 +79,7 @@ describe('MetadataIndex', () => {
     index.apply(event('DELETED', meta('p', 'a')));
     index.apply(event('MODIFIED', meta('p', 'b', 3)));
     expect(index.has('Dashboard')).to.equal(false);
-    index.load('Dashboard', [entry(meta('p', 'a')), entry(meta('p', 'b'))]);
+    index.load('Dashboard', places([meta('p', 'a'), meta('p', 'b')]));
     expect(listed(index.list({ kind: 'Dashboard' }))).to.deep.equal([
       ['p', 'b', 3],
       ['p', 'new', 0],
