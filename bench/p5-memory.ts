@@ -6,6 +6,7 @@
  * LevelStore directly (what the server writes, without 100,000 HTTP round trips).
  */
 import { join } from 'node:path';
+import { searchableKinds } from '../src/admin/open-store.js';
 import { LevelStore } from '../src/storage/level-store.js';
 import type { Envelope } from '../src/storage/store.js';
 import { AUTH_ENV, adminAuth, api, dashboard, report, startDashplane, tempDir, type Child, type Figure } from './lib.js';
@@ -14,7 +15,8 @@ const COUNT = Number(process.env.BENCH_P5_COUNT ?? 100_000);
 const MB = 1024 * 1024;
 
 async function seed(dataDir: string): Promise<void> {
-  const store = new LevelStore(dataDir);
+  // indexed for search as the server indexes (a store filled without it is indexed at the server's start, during the measurement)
+  const store = new LevelStore(dataDir, { searchKinds: searchableKinds() });
   await store.open();
   const at = new Date().toISOString();
   const meta = (name: string, project?: string) => ({ name, ...(project ? { project } : {}), createdAt: at, updatedAt: at, version: 0 });

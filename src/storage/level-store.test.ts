@@ -396,6 +396,30 @@ describe('LevelStore metadata index', () => {
   });
 });
 
+describe('LevelStore metadata_only lists after a restart', () => {
+  it('read the metadata of thousands of objects from their records, in several reads, each in its place', async () => {
+    const dir = tempDir();
+    let store = new LevelStore(dir.path);
+    await store.open();
+    try {
+      await store.create(obj('Project', '', 'p'));
+      await Promise.all(
+        Array.from({ length: 2_500 }, (_, i) => store.create(obj('Dashboard', 'p', `d${String(i).padStart(4, '0')}`, 0, { n: i }))),
+      );
+      await store.close();
+      // a new store: its index loads the records' keys, a list reads their metadata
+      store = new LevelStore(dir.path);
+      await store.open();
+      const metadata = (await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true })).map((o) => o.metadata);
+      expect(metadata).to.have.length(2_500);
+      expect(metadata).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => o.metadata));
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});
+
 describe('LevelStore search index upgrades', () => {
   const kinds = ['Project', 'Dashboard'];
   const names = async (store: LevelStore, word: string) => {
