@@ -10,6 +10,7 @@ import { docColumns, TEXT_COLUMNS, listSql } from './postgres-list.js';
 import { driverConfig, pgDriver, PostgresPool, type PostgresStoreOptions } from './postgres-pool.js';
 import { migrate } from './postgres-schema.js';
 import { PostgresSearchIndex } from './postgres-search-index.js';
+import { PostgresUpkeep } from './postgres-upkeep.js';
 import { PostgresWrites } from './postgres-writes.js';
 import { RecentTexts } from './recent-texts.js';
 import { StoreParts } from './store-parts.js';
@@ -61,6 +62,8 @@ export class PostgresStore extends StoreParts implements Store {
   /** Bumped by every event: a read that an event overtook is not kept in `recent`. */
   private generation = 0;
   private readonly searchIndex: PostgresSearchIndex;
+  /** Analyses and vacuums where autovacuum comes too late (postgres-upkeep.ts). */
+  readonly upkeep: PostgresUpkeep;
 
   constructor(private readonly opts: PostgresStoreOptions) {
     super();
@@ -98,9 +101,11 @@ export class PostgresStore extends StoreParts implements Store {
       history: this.history,
       vectorOf: (obj) => this.searchIndex.vectorOf(obj),
     });
+    this.upkeep = new PostgresUpkeep({ db, log: opts.log ?? consoleLog });
     this.events.listen((e) => {
       this.generation++;
       this.recent.delete(textKey(keyOf(e.object)));
+      this.upkeep.written();
     });
   }
 
@@ -138,10 +143,13 @@ export class PostgresStore extends StoreParts implements Store {
       throw openError(e, this.db.where);
     }
     this.searchIndex.opened();
+    // a bulk import by another process (migrate-store, restore) leaves the table unanalysed
+    this.upkeep.check();
   }
 
   async close(): Promise<void> {
     await this.searchIndex.stop();
+    await this.upkeep.stop();
     await this.events.stop();
     const pool = this.db.pool;
     this.db.pool = undefined;
