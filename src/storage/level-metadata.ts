@@ -1,16 +1,9 @@
 import type { Level } from 'level';
 import { HIGH, SEP, metadataRecordKey, objectKey } from './level-keys.js';
+import { batches } from './level-read.js';
 import { frozen, type IndexEntry, type LoadedPlaces, MetadataIndex } from './metadata-index.js';
 import type { Mutex } from './mutex.js';
 import type { Envelope, ListQuery, Metadata, StoreEvent } from './store.js';
-
-/**
- * Keys of metadata records read per turn while loading the index. The records, not the objects: a
- * scan of the objects read every body (LevelDB reads keys and values together), and the pages of
- * its table files, mapped into memory, stayed in the process's resident memory (68 MB for 100,000
- * 2 KB dashboards).
- */
-const LOAD_STEP = 1_000;
 
 /**
  * A load of the metadata index shares the main thread with writes committed this recently: it
@@ -112,7 +105,9 @@ export class LevelMetadata {
    * snapshot taken under the write lock, where the index starts buffering the kind's events (no
    * commit between the two); the read itself holds no lock, so writes go on while it runs (at
    * 1,000,000 dashboards the load held it 2.4-3 s). The events committed meanwhile are applied
-   * after it.
+   * after it. The records, not the objects: a scan of the objects read every body (LevelDB reads
+   * keys and values together), and the pages of its table files, mapped into memory, stayed in the
+   * process's resident memory (68 MB for 100,000 2 KB dashboards).
    */
   private async loadNow(kind: string): Promise<void> {
     const prefix = metadataRecordKey(`o${SEP}${kind}${SEP}`);
@@ -127,7 +122,7 @@ export class LevelMetadata {
     try {
       // a step's work counts from before its read: the keys arrive as strings made on the main thread
       let started = performance.now();
-      for (let batch = await records.nextv(LOAD_STEP); batch.length; batch = await records.nextv(LOAD_STEP)) {
+      for await (const batch of batches(records)) {
         for (const key of batch) {
           const end = key.indexOf(SEP, prefix.length);
           const p = key.slice(prefix.length, end);
@@ -147,8 +142,6 @@ export class LevelMetadata {
     } catch (e) {
       this.index.cancel(kind);
       throw e;
-    } finally {
-      await records.close();
     }
     this.index.load(kind, all);
   }
