@@ -3,12 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
-import pg from 'pg';
 import { keyIdOf } from '../src/secrets/secret-box.js';
 import { buildKindRegistry } from '../src/kinds/index.js';
 import { LevelStore } from '../src/storage/level-store.js';
 import { PostgresStore } from '../src/storage/postgres-store.js';
-import { startPostgres } from './helpers/postgres.js';
+import { startPostgres, withClient } from './helpers/postgres.js';
 import { runToExit, spawnServer, type ServerProcess } from './helpers/process.js';
 import { tempDir } from './helpers/server.js';
 import { WatchStream } from './helpers/watch.js';
@@ -259,16 +258,10 @@ describe('secrets at rest (SECRET-*)', function () {
       } finally {
         await store.close();
       }
-      const c = new pg.Client({ connectionString: db.url });
-      await c.connect();
-      try {
-        const { rows } = await c.query('SELECT revision FROM dashplane_events WHERE object::text LIKE $1', [
-          `%v1:${keyIdOf(Buffer.from(k1, 'hex'))}:%`,
-        ]);
-        expect(rows, 'events still holding values sealed with k1').to.deep.equal([]);
-      } finally {
-        await c.end();
-      }
+      const { rows } = await withClient(db.url, (c) =>
+        c.query('SELECT revision FROM dashplane_events WHERE object::text LIKE $1', [`%v1:${keyIdOf(Buffer.from(k1, 'hex'))}:%`]),
+      );
+      expect(rows, 'events still holding values sealed with k1').to.deep.equal([]);
       srv = await spawnServer({ dataDir: join(dir.path, 'not-used'), env: { ...env, DASHPLANE_ENCRYPTION_KEY: k2 } });
       expect((await fetch(`${srv.url}/api/v1/projects/p/secrets/s1`)).status, 'the new key alone reads everything').to.equal(200);
       await stop(srv);

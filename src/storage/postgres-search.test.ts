@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { sharedPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
 import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
@@ -46,10 +46,9 @@ describe('PostgresStore search column and event log', () => {
       await plain.update(obj('Dashboard', 'p', 'd8', 1, { display: { name: 'Kafka consumers' } }), { expectedVersion: 0 });
       const found = await waitFor('the index', () => names(store!, 'kafka'));
       expect(found).to.deep.equal(['d7', 'd8']);
-      const c = new pg.Client({ connectionString: db.url });
-      await c.connect();
-      const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM dashplane_objects WHERE search IS NULL');
-      await c.end();
+      const { rows } = await withClient(db.url, (c) =>
+        c.query<{ n: string }>('SELECT count(*) AS n FROM dashplane_objects WHERE search IS NULL'),
+      );
       expect(Number(rows[0].n)).to.equal(0);
     } finally {
       await store?.close();

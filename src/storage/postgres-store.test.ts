@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ApiError } from '../errors.js';
-import { sharedPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { SEARCH_KINDS } from '../../test/store-contract-search.js';
@@ -94,10 +94,7 @@ describe('PostgresStore', () => {
         const r = await a.create(obj('Dashboard', 'p', 'x'));
         expect(await b.revision()).to.equal(r);
         expect(await b.get({ kind: 'Dashboard', project: 'p', name: 'x' })).to.not.equal(undefined);
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        const { rows } = await c.query('SELECT version FROM dashplane_schema');
-        await c.end();
+        const { rows } = await withClient(db.url, (c) => c.query('SELECT version FROM dashplane_schema'));
         expect(rows.map((x: { version: number }) => x.version)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       } finally {
         await a.close();
@@ -114,11 +111,10 @@ describe('PostgresStore', () => {
         const { r4, r5 } = await creationScenario(store);
         await store.close();
         // back to what schema 1 held
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        await c.query(`${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
-          DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 2`);
-        await c.end();
+        await withClient(db.url, (c) =>
+          c.query(`${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN created_revision, DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager;
+          DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 2`),
+        );
         store = new PostgresStore({ url: db.url, eventLogSize: 3 });
         await store.open();
         expect(await store.createdRevision({ kind: 'Project', project: '', name: 'p' })).to.equal(r4);
@@ -141,12 +137,11 @@ describe('PostgresStore', () => {
       try {
         await store.create(obj('Dashboard', 'p', 'd'), { writer: { by: 'alice', manager: 'dashctl' }, history: { max: 5 } });
         await store.close();
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        await c.query(
-          `${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3`,
+        await withClient(db.url, (c) =>
+          c.query(
+            `${UNDO_9} ALTER TABLE dashplane_objects DROP COLUMN managers; ALTER TABLE dashplane_history DROP COLUMN manager; DROP TABLE dashplane_audit, dashplane_audit_seq; DELETE FROM dashplane_schema WHERE version >= 3`,
+          ),
         );
-        await c.end();
         store = new PostgresStore({ url: db.url });
         await store.open();
         expect(await store.managers(key)).to.deep.equal([]);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { sharedPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
 import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
@@ -10,18 +10,14 @@ import { PostgresUpkeep } from './postgres-upkeep.js';
 
 /** What pg_stat_user_tables says of a table's analyses, vacuums and dead rows. */
 async function tableStats(url: string, table: string): Promise<{ analysed: boolean; vacuumed: boolean; dead: number }> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ analysed: boolean; vacuumed: boolean; dead: string }>(
+  const { rows } = await withClient(url, (c) =>
+    c.query<{ analysed: boolean; vacuumed: boolean; dead: string }>(
       `SELECT last_analyze IS NOT NULL AS analysed, last_vacuum IS NOT NULL AS vacuumed, n_dead_tup AS dead
          FROM pg_stat_user_tables WHERE relname = $1`,
       [table],
-    );
-    return { ...rows[0], dead: Number(rows[0].dead) };
-  } finally {
-    await c.end();
-  }
+    ),
+  );
+  return { ...rows[0], dead: Number(rows[0].dead) };
 }
 
 /** Creates dashboards [from, to) in project p, 100 at a time (the store groups them). */

@@ -9,6 +9,17 @@ import { POSTGRES_BIN as BIN, requireProgram } from './programs.js';
 
 const run = promisify(execFile);
 
+/** Runs `fn` with a client of its own on the database at `url`, ended after it (a test's look behind a store's back). */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 export interface TestPostgres {
   /** postgres://postgres@127.0.0.1:<port>/dashplane_test (trust auth, no password). */
   url: string;
@@ -98,15 +109,7 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
       }
     }
     const base = `postgres://postgres@127.0.0.1:${port}`;
-    const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-      const c = new pg.Client({ connectionString: `${base}/postgres` });
-      await c.connect();
-      try {
-        return await fn(c);
-      } finally {
-        await c.end();
-      }
-    };
+    const admin = <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => withClient(`${base}/postgres`, fn);
     await admin((c) => c.query('CREATE DATABASE dashplane_test'));
     return {
       url: `${base}/dashplane_test`,
