@@ -49,13 +49,15 @@ export async function searchLatencies(
 
 /**
  * Latencies of GETs of `path`, one after the other, while `load` runs (or for `ms` when it is a
- * number): what other requests wait while it runs.
+ * number): what other requests wait while it runs. `gapMs` pauses between one answer and the next
+ * request (0: back to back, a client as busy as the load itself).
  */
 export async function probeLatencies(
   url: string,
   headers: Record<string, string>,
   path: string,
   load: Promise<unknown> | number,
+  gapMs = 0,
 ): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const out: number[] = [];
@@ -67,6 +69,7 @@ export async function probeLatencies(
       const [status, ms] = await call(agent, url + path, 'GET', headers);
       if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
       out.push(ms);
+      if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
     }
     await done;
   } finally {
