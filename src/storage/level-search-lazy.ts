@@ -66,7 +66,7 @@ export class LazySearch {
       while (next < specials.length && specials[next].bound === bound) same.push(specials[next++].doc);
       const cursor =
         words.length === 0
-          ? new TermCursor(this.db, `y${SEP}`)
+          ? new TermCursor(this.plan.keys, `y${SEP}`)
           : new UnionCursor(combinations.map((classes) => new JoinCursor(words.map((w, i) => this.wordCursor(w, classes[i])))));
       if (cursor instanceof TermCursor) this.open.push(cursor);
       yield* this.emit(new ScopedCursor(cursor, (d) => this.plan.skipTo(d)), same, bound, reads);
@@ -107,7 +107,9 @@ export class LazySearch {
   private async wordsOf(order: readonly { word: number; term: string }[]): Promise<LazyWord[]> {
     const out = new Map<number, LazyWord>();
     for (const { word, term } of order) {
-      const found = await Promise.all(CLASSES.map((c) => termsStartingWith(this.db, c, term, MAX_DISTINCT)));
+      // one class after another: one iterator of the pool, not one per class (see IteratorPool)
+      const found: (string[] | undefined)[] = [];
+      for (const c of CLASSES) found.push(await termsStartingWith(this.plan.keys, c, term, MAX_DISTINCT));
       if (found.some((f) => f === undefined)) continue;
       const byClass = Object.fromEntries(CLASSES.map((c, i) => [c, found[i]!])) as Record<TermClass, string[]>;
       const w = out.get(word) ?? { index: word, terms: [] };
@@ -132,7 +134,7 @@ export class LazySearch {
   }
 
   private termCursor(prefix: string): TermCursor {
-    const c = new TermCursor(this.db, prefix);
+    const c = new TermCursor(this.plan.keys, prefix);
     this.open.push(c);
     return c;
   }

@@ -1,7 +1,7 @@
 import type { Level } from 'level';
 import { CLASS_WEIGHT, type TermClass } from '../lib/search-terms.js';
 import { SEP } from './level-keys.js';
-import { batches } from './level-read.js';
+import { IteratorPool } from './level-read.js';
 import { TOP } from './level-search-streams.js';
 import type { SearchQuery } from './store.js';
 
@@ -33,6 +33,10 @@ export interface Candidate {
 export class Plan {
   private readonly scopes = new Map<string, { projects?: Set<string>; names?: Set<string> }>();
   private readonly k: number;
+  /** The iterators of the search's key reads (index entries, and the lazy plan's cursors); closed by `close`. */
+  readonly keys: IteratorPool<string>;
+  /** The iterators of its reads of search records (keys and values). */
+  private readonly records: IteratorPool<[string, string]>;
 
   constructor(
     private readonly db: Level<string, string>,
@@ -44,6 +48,19 @@ export class Plan {
         ...(s.names ? { names: new Set(s.names) } : {}),
       });
     this.k = q.words.length;
+    this.keys = new IteratorPool(
+      () => db.keys(),
+      (k) => k,
+    );
+    this.records = new IteratorPool(
+      () => db.iterator(),
+      (e) => e[0],
+    );
+  }
+
+  /** Closes the search's iterators. */
+  async close(): Promise<void> {
+    await Promise.all([this.keys.close(), this.records.close()]);
   }
 
   /** Estimated bytes of the index entries of terms starting with `term`. */
@@ -78,8 +95,7 @@ export class Plan {
         }
         continue;
       }
-      for await (const batch of batches(this.db.iterator({ gte: r.prefix, lt: r.prefix + TOP })))
-        for (const [key, value] of batch) take(key.slice(2), value);
+      for await (const batch of this.records.range(r.prefix)) for (const [key, value] of batch) take(key.slice(2), value);
     }
     return out;
   }
@@ -179,7 +195,7 @@ export class Plan {
 
   /** The objects (in scope) of the entries under `prefix`: `x` class term, then the object. */
   private async *entries(prefix: string): AsyncGenerator<string> {
-    for await (const batch of batches(this.db.keys({ gte: prefix, lt: prefix + TOP }))) {
+    for await (const batch of this.keys.range(prefix)) {
       for (const key of batch) {
         // after `x`, the class and the term (which holds no NUL)
         const doc = key.slice(key.indexOf(SEP, 4) + 1);

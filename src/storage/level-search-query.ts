@@ -37,6 +37,20 @@ export async function* searchIndex(
   force?: SearchPlan,
 ): AsyncGenerator<SearchCandidate> {
   const plan = new Plan(db, q);
+  try {
+    yield* planned(db, q, plan, reads, force);
+  } finally {
+    await plan.close();
+  }
+}
+
+async function* planned(
+  db: Level<string, string>,
+  q: SearchQuery,
+  plan: Plan,
+  reads: SearchReads,
+  force?: SearchPlan,
+): AsyncGenerator<SearchCandidate> {
   const terms = q.words.flatMap((w, i) => w.terms.map((term) => ({ word: i, term })));
   const sizes = await Promise.all(terms.map((t) => plan.entriesBytes(t.term)));
   const order = terms.map((t, i) => ({ ...t, entries: sizes[i] / ENTRY_BYTES })).sort((a, b) => a.entries - b.entries);

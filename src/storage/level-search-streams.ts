@@ -1,5 +1,5 @@
-import type { Level } from 'level';
 import { SEP } from './level-keys.js';
+import type { IteratorPool, Seeking } from './level-read.js';
 
 /**
  * Sorted streams of objects (`kind NUL project NUL name`, see docOf) read from LevelStore's search
@@ -28,10 +28,11 @@ export class TermCursor implements Cursor {
   private pos = 0;
   private step = FIRST_STEP;
   private done = false;
-  private it?: ReturnType<Level<string, string>['keys']> | undefined;
+  /** The pool's iterator this cursor reads with, from its first read until it ends or is closed. */
+  private it?: Seeking<string> | undefined;
 
   constructor(
-    private readonly db: Level<string, string>,
+    private readonly pool: IteratorPool<string>,
     private readonly prefix: string,
   ) {}
 
@@ -51,23 +52,33 @@ export class TermCursor implements Cursor {
 
   /** Reads the next entries from `target` on (a seek: what lies before it is never needed). */
   private async refill(target: string): Promise<void> {
-    this.it ??= this.db.keys({ gte: this.prefix, lt: this.prefix + TOP });
-    this.it.seek(this.prefix + target);
-    const keys = (await this.it.nextv(this.step)) as string[];
-    this.step = Math.min(this.step * 2, MAX_STEP);
-    this.buf = keys.map((k) => k.slice(this.prefix.length));
-    this.pos = 0;
-    if (keys.length === 0) {
+    this.it ??= this.pool.take();
+    const it = this.it;
+    let keys: string[];
+    try {
+      it.seek(this.prefix + target);
+      keys = await it.nextv(this.step);
+    } catch (e) {
+      // in an unknown state: not given back
+      this.it = undefined;
       this.done = true;
-      await this.close();
+      await it.close();
+      throw e;
     }
+    this.step = Math.min(this.step * 2, MAX_STEP);
+    const end = this.pool.inRange(keys, this.prefix);
+    this.buf = keys.slice(0, end).map((k) => k.slice(this.prefix.length));
+    this.pos = 0;
+    // keys past the prefix (or none): the range has ended
+    if (end < keys.length || keys.length === 0) await this.close();
   }
 
+  /** Gives the iterator back to the pool (the cursor answers from what it read, then nothing). */
   async close(): Promise<void> {
     const it = this.it;
     this.it = undefined;
     this.done = true;
-    await it?.close();
+    if (it) await this.pool.give(it);
   }
 }
 
@@ -128,21 +139,27 @@ export const NOTHING: Cursor = { seekGE: async () => undefined };
  * The distinct terms starting with `term` that class `cls` holds (each one seek past the
  * previous term's entries); undefined when there are more than `max`.
  */
-export async function termsStartingWith(db: Level<string, string>, cls: string, term: string, max: number): Promise<string[] | undefined> {
+export async function termsStartingWith(pool: IteratorPool<string>, cls: string, term: string, max: number): Promise<string[] | undefined> {
   const base = `x${SEP}${cls}${SEP}`;
-  const it = db.keys({ gte: base + term, lt: base + term + TOP });
+  const it = pool.take();
   const out: string[] = [];
+  let broken = false;
   try {
+    it.seek(base + term);
     for (;;) {
       const [key] = await it.nextv(1);
-      if (key === undefined) return out;
+      if (key === undefined || !key.startsWith(base + term)) return out;
       const found = key.slice(base.length, key.indexOf(SEP, base.length));
       if (out.length === max) return undefined;
       out.push(found);
       it.seek(`${base}${found}${SEP}${TOP}`);
     }
+  } catch (e) {
+    broken = true;
+    throw e;
   } finally {
-    await it.close();
+    if (broken) await it.close();
+    else await pool.give(it);
   }
 }
 

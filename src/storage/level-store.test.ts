@@ -5,6 +5,7 @@ import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { describeSearchContract, SEARCH_KINDS } from '../../test/store-contract-search.js';
 import { searchIndexProblems } from '../../test/helpers/search-index.js';
+import { wordTerms } from '../lib/search-terms.js';
 import { tempDir } from '../../test/helpers/server.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { Level } from 'level';
@@ -63,6 +64,53 @@ for (const plan of ['records', 'whole', 'lazy'] as const) {
       () => fx.store,
       () => fx,
     );
+
+    // each iterator costs native memory until collected (level-read.ts, IteratorPool); one per range
+    // read opened 2-3 (records), 12-32 (whole) and 12-142 (lazy) for these queries
+    it('a search opens as many iterators as it reads ranges at once, not one per range', async () => {
+      // the lazy plan's cursors of one combination read together ('b' of team-b stands for several terms)
+      const most = plan === 'lazy' ? 12 : 2;
+      const T = '2026-01-01T00:00:00.000Z';
+      const words = ['cpu usage', 'memory pressure', 'node latency', 'disk io'];
+      for (const p of ['team-a', 'team-b', 'ops']) {
+        await fx.store.create({ kind: 'Project', metadata: { name: p, createdAt: T, updatedAt: T, version: 0 }, spec: {} });
+        for (let i = 0; i < 12; i++)
+          await fx.store.create({
+            kind: 'Dashboard',
+            metadata: { name: `d${i}`, project: p, createdAt: T, updatedAt: T, version: 0, tags: [`t${i % 3}`] },
+            spec: { display: { name: words[i % words.length] }, panels: {}, notes: `${words[(i + 1) % words.length]} rate` },
+          });
+      }
+      const opened = { n: 0 };
+      const proto = Level.prototype as unknown as Record<'keys' | 'iterator' | 'values', (...a: unknown[]) => unknown>;
+      const originals = { keys: proto.keys, iterator: proto.iterator, values: proto.values };
+      for (const m of ['keys', 'iterator', 'values'] as const)
+        proto[m] = function (this: unknown, ...a: unknown[]) {
+          opened.n++;
+          return originals[m].apply(this, a);
+        };
+      try {
+        const scopes = [
+          SEARCH_KINDS.map((kind) => ({ kind })),
+          [
+            { kind: 'Dashboard', projects: ['team-a', 'ops'] },
+            { kind: 'Project', names: ['ops'] },
+          ],
+        ];
+        for (const query of ['cpu', 'cpu usage', 'memory node rate', 'tag:t1 disk', 'lat', 'zzz', 'team-b usage'])
+          for (const scope of scopes) {
+            opened.n = 0;
+            const found = await fx.store.search({
+              words: query.split(' ').map((word) => ({ word, terms: wordTerms(word) })),
+              scopes: scope,
+            });
+            for await (const _ of found!);
+            expect(opened.n, `${query} in ${JSON.stringify(scope)}`).to.be.at.most(most);
+          }
+      } finally {
+        Object.assign(proto, originals);
+      }
+    });
   });
 }
 
