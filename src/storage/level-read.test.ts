@@ -168,9 +168,17 @@ describe('LevelDB range reads (level-read)', () => {
       );
       expect(await rejection(read(failing, 'k'))).to.equal('the disk went away');
       expect(n.closed).to.equal(1);
+      expect(await rejection(failing.with((it) => it.nextv(1)))).to.equal('the disk went away');
+      expect(n.closed).to.equal(2);
+      const at = async (it: Seeking<string>) => {
+        it.seek('k00042');
+        return it.nextv(1);
+      };
+      expect(await pool.with(at)).to.deep.equal(['k00042']);
+      expect(n.opened, 'with() takes the kept iterator and gives it back').to.equal(1);
       await pool.close();
       await failing.close();
-      expect(n.closed).to.equal(2);
+      expect(n.closed).to.equal(3);
     });
   });
 });

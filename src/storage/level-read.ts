@@ -85,6 +85,20 @@ export class IteratorPool<T> {
     else this.idle.push(it);
   }
 
+  /** `fn` with an iterator of the pool, given back after (closed when `fn` fails: its state is unknown). */
+  async with<R>(fn: (it: Seeking<T>) => Promise<R>): Promise<R> {
+    const it = this.take();
+    let result: R;
+    try {
+      result = await fn(it);
+    } catch (e) {
+      await it.close();
+      throw e;
+    }
+    await this.give(it);
+    return result;
+  }
+
   /** How many of `batch`'s first items have keys starting with `prefix` (after a seek to it, those in the range). */
   inRange(batch: readonly T[], prefix: string): number {
     if (batch.length === 0 || this.keyOf(batch[batch.length - 1]).startsWith(prefix)) return batch.length;

@@ -141,10 +141,8 @@ export const NOTHING: Cursor = { seekGE: async () => undefined };
  */
 export async function termsStartingWith(pool: IteratorPool<string>, cls: string, term: string, max: number): Promise<string[] | undefined> {
   const base = `x${SEP}${cls}${SEP}`;
-  const it = pool.take();
-  const out: string[] = [];
-  let broken = false;
-  try {
+  return pool.with(async (it) => {
+    const out: string[] = [];
     it.seek(base + term);
     for (;;) {
       const [key] = await it.nextv(1);
@@ -154,13 +152,7 @@ export async function termsStartingWith(pool: IteratorPool<string>, cls: string,
       out.push(found);
       it.seek(`${base}${found}${SEP}${TOP}`);
     }
-  } catch (e) {
-    broken = true;
-    throw e;
-  } finally {
-    if (broken) await it.close();
-    else await pool.give(it);
-  }
+  });
 }
 
 /** The first index at or after `from` whose item is >= `target`. */
