@@ -553,3 +553,51 @@ describe('LevelStore search index upgrades', () => {
     }
   });
 });
+
+describe('LevelStore compaction after large deletes', () => {
+  it('a delete of more keys than the threshold compacts the store in the background; smaller ones do not; closing stops it', async () => {
+    const dir = tempDir();
+    const lines: string[] = [];
+    const store = new LevelStore(dir.path, {
+      searchKinds: SEARCH_KINDS,
+      log: (_level, msg) => lines.push(msg),
+      compactAfterDeleted: 200,
+    });
+    await store.open();
+    const T = '2026-01-01T00:00:00.000Z';
+    const compacted = () => lines.filter((l) => l.startsWith('compacted the database after'));
+    try {
+      await store.create({ kind: 'Project', metadata: { name: 'big', createdAt: T, updatedAt: T, version: 0 }, spec: {} });
+      for (let i = 0; i < 40; i++)
+        await store.create({
+          kind: 'Dashboard',
+          metadata: { name: `d${i}`, project: 'big', createdAt: T, updatedAt: T, version: 0 },
+          spec: { display: { name: `CPU usage of node ${i}` }, panels: {}, notes: 'memory pressure latency disk io' },
+        });
+      await store.delete({ kind: 'Dashboard', project: 'big', name: 'd0' });
+      expect(compacted(), 'one dashboard: a few keys').to.deep.equal([]);
+      await store.delete({ kind: 'Project', project: '', name: 'big' }, { children: { project: 'big', kinds: ['Dashboard'] } });
+      await waitFor('the compaction', () => compacted().length === 1);
+      expect(compacted()[0]).to.match(/after \d{3,} keys were deleted/);
+      expect(await store.list({ kind: 'Dashboard', project: 'big' })).to.deep.equal([]);
+      // another large delete, then close at once: the compaction stops after its slice, the store closes
+      await store.create({ kind: 'Project', metadata: { name: 'big2', createdAt: T, updatedAt: T, version: 0 }, spec: {} });
+      for (let i = 0; i < 40; i++)
+        await store.create({
+          kind: 'Dashboard',
+          metadata: { name: `d${i}`, project: 'big2', createdAt: T, updatedAt: T, version: 0 },
+          spec: { display: { name: `CPU usage of node ${i}` }, panels: {}, notes: 'memory pressure latency disk io' },
+        });
+      await store.delete({ kind: 'Project', project: '', name: 'big2' }, { children: { project: 'big2', kinds: ['Dashboard'] } });
+      await store.close();
+      const again = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, log: () => undefined });
+      await again.open();
+      expect(await again.list({ kind: 'Dashboard' })).to.deep.equal([]);
+      expect((await again.get({ kind: 'Dashboard', project: 'big', name: 'd7' })) ?? 'gone').to.equal('gone');
+      await again.close();
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+});

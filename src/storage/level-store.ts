@@ -4,6 +4,7 @@ import { jsonOf } from '../lib/json-of.js';
 import { consoleLog, type LogFn } from '../lib/log-fn.js';
 import { EventHub, replayThenLive } from './event-hub.js';
 import { LevelAudit } from './level-audit.js';
+import { type Compacting, LevelCompaction } from './level-compaction.js';
 import { GroupCommit, type Planned } from './level-group-commit.js';
 import { LevelHistory } from './level-history.js';
 import { dropProbeFile, LevelRecovery } from './level-recovery.js';
@@ -95,21 +96,36 @@ export class LevelStore extends StoreParts implements Store {
   private readonly searchKinds: readonly string[];
 
   private readonly searchPlan?: SearchPlan | undefined;
+  /** Compacts after large deletes (level-compaction.ts). */
+  private readonly compaction: LevelCompaction;
 
   /**
    * @param opts.searchKinds the kinds whose objects the search index holds (none: no index; the
    *   store's writes then drop it, and a store opened with kinds builds it again)
    * @param opts.searchPlan (tests) the plan every search takes where it applies (level-search-query.ts)
+   * @param opts.compactAfterDeleted (tests) keys one write deletes past which the store is compacted
    */
   constructor(
     private readonly path: string,
-    opts: { eventLogSize?: number; log?: LogFn; searchKinds?: readonly string[]; searchPlan?: SearchPlan } = {},
+    opts: {
+      eventLogSize?: number;
+      log?: LogFn;
+      searchKinds?: readonly string[];
+      searchPlan?: SearchPlan;
+      compactAfterDeleted?: number;
+    } = {},
   ) {
     super();
     this.eventLogSize = opts.eventLogSize ?? 10_000;
     this.log = opts.log ?? consoleLog;
     this.searchKinds = opts.searchKinds ?? [];
     this.searchPlan = opts.searchPlan;
+    this.compaction = new LevelCompaction({
+      // `level` is classic-level in Node, which compacts; its cross-platform types do not say so
+      db: () => this.db as unknown as Compacting,
+      log: this.log,
+      ...(opts.compactAfterDeleted !== undefined ? { threshold: opts.compactAfterDeleted } : {}),
+    });
     this.recovery = new LevelRecovery({ path, db: () => this.db, writes: this.writes, log: this.log });
     this.metadata = new LevelMetadata({
       db: () => this.db,
@@ -152,12 +168,14 @@ export class LevelStore extends StoreParts implements Store {
     await upgradeLevelData(this.db);
     await this.audit.open();
     await this.searchIndex.open(this.rev === 0, { locked: (fn) => this.writes.run(fn), batch: (ops) => this.batch(ops) });
+    this.compaction.start();
   }
 
   async close(): Promise<void> {
     this.recovery.stop();
     if (!this.db) return; // never opened
     await this.searchIndex?.stop();
+    await this.compaction.stop();
     await this.writes.run(() => this.db.close());
   }
 
@@ -304,9 +322,10 @@ export class LevelStore extends StoreParts implements Store {
   }
 
   /** Deletes are committed alone: their scans of children must see every earlier write. */
-  delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
+  async delete(k: ObjectKey, opts: DeleteOptions = {}): Promise<number> {
     const key = objectKey(k);
-    return this.group.write([key], true, async () => {
+    let deleted = 0;
+    const revision = await this.group.write([key], true, async () => {
       const [current, record] = await this.db.getMany([key, searchRecordKey(docOf(k))]);
       const obj = current === undefined ? undefined : (JSON.parse(current) as Envelope);
       checkDelete(k, obj?.metadata, opts);
@@ -329,8 +348,11 @@ export class LevelStore extends StoreParts implements Store {
       // its history stays (restore brings it back): mark the name
       if (await this.history.has(k)) ops.push({ type: 'put', key: tombstoneKey(k), value: '' });
       events.push({ type: 'DELETED', object: obj! });
+      deleted = ops.filter((o) => o.type === 'del').length;
       return { ops, events, audit: opts.audit };
     });
+    this.compaction.deleted(deleted);
+    return revision;
   }
 
   async revision(): Promise<number> {
@@ -372,7 +394,7 @@ export class LevelStore extends StoreParts implements Store {
     if (rest.length) await this.writes.run(() => this.batch(rest));
     // LevelDB keeps overwritten values in its files until a compaction reaches them. (In Node,
     // `level` is classic-level, which can compact; its cross-platform types do not say so.)
-    await (this.db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange('\u0000', `${HIGH}${HIGH}`);
+    await (this.db as unknown as Compacting).compactRange('\u0000', `${HIGH}${HIGH}`);
     return rewritten;
   }
 
