@@ -566,14 +566,18 @@ describe('LevelStore compaction after large deletes', () => {
     await store.open();
     const T = '2026-01-01T00:00:00.000Z';
     const compacted = () => lines.filter((l) => l.startsWith('compacted the database after'));
-    try {
-      await store.create({ kind: 'Project', metadata: { name: 'big', createdAt: T, updatedAt: T, version: 0 }, spec: {} });
+    /** A project with 40 dashboards: hundreds of keys with their search index entries. */
+    const fill = async (project: string) => {
+      await store.create({ kind: 'Project', metadata: { name: project, createdAt: T, updatedAt: T, version: 0 }, spec: {} });
       for (let i = 0; i < 40; i++)
         await store.create({
           kind: 'Dashboard',
-          metadata: { name: `d${i}`, project: 'big', createdAt: T, updatedAt: T, version: 0 },
+          metadata: { name: `d${i}`, project, createdAt: T, updatedAt: T, version: 0 },
           spec: { display: { name: `CPU usage of node ${i}` }, panels: {}, notes: 'memory pressure latency disk io' },
         });
+    };
+    try {
+      await fill('big');
       await store.delete({ kind: 'Dashboard', project: 'big', name: 'd0' });
       expect(compacted(), 'one dashboard: a few keys').to.deep.equal([]);
       await store.delete({ kind: 'Project', project: '', name: 'big' }, { children: { project: 'big', kinds: ['Dashboard'] } });
@@ -581,13 +585,7 @@ describe('LevelStore compaction after large deletes', () => {
       expect(compacted()[0]).to.match(/after \d{3,} keys were deleted/);
       expect(await store.list({ kind: 'Dashboard', project: 'big' })).to.deep.equal([]);
       // another large delete, then close at once: the compaction stops after its slice, the store closes
-      await store.create({ kind: 'Project', metadata: { name: 'big2', createdAt: T, updatedAt: T, version: 0 }, spec: {} });
-      for (let i = 0; i < 40; i++)
-        await store.create({
-          kind: 'Dashboard',
-          metadata: { name: `d${i}`, project: 'big2', createdAt: T, updatedAt: T, version: 0 },
-          spec: { display: { name: `CPU usage of node ${i}` }, panels: {}, notes: 'memory pressure latency disk io' },
-        });
+      await fill('big2');
       await store.delete({ kind: 'Project', project: '', name: 'big2' }, { children: { project: 'big2', kinds: ['Dashboard'] } });
       await store.close();
       const again = new LevelStore(dir.path, { searchKinds: SEARCH_KINDS, log: () => undefined });
