@@ -18,6 +18,9 @@ import { KINDS } from './kinds.js';
 const EMPTY_STORE = {
   get: async () => undefined,
   list: async () => [],
+  // nothing is ever written: no event, nothing to catch up with
+  onEvent: () => () => undefined,
+  sync: async () => undefined,
 } as unknown as Store;
 
 /** Status the server would answer for a reason (for messages only). */

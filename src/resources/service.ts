@@ -20,6 +20,7 @@ import {
 import { isObj } from '../lib/is-obj.js';
 import { jsonOf } from '../lib/json-of.js';
 import { KeyedMutex } from '../storage/mutex.js';
+import { ListCache } from '../storage/read-cache.js';
 import {
   isExpired,
   listPage,
@@ -106,6 +107,8 @@ export class ResourceService {
   private readonly now: () => Date;
   private readonly updates = new KeyedMutex();
   private readonly grantChecks: GrantChecks;
+  /** Whole scopes of datasources, for the warnings (src/storage/read-cache.ts). */
+  private readonly datasourceLists: ListCache;
 
   /** The store the service writes to (for read-only companions such as history). */
   get store(): ObjectStore {
@@ -123,6 +126,9 @@ export class ResourceService {
       config: opts.config,
     };
     this.grantChecks = { store: opts.store, registry: opts.registry, ...(opts.namedByGrants ? { namedByGrants: opts.namedByGrants } : {}) };
+    // the kinds warnings list whole scopes of (each write of a kind that uses datasources lists two)
+    const listed = opts.registry.all().flatMap((k) => (k.usesDatasources ? [k.usesDatasources.project, k.usesDatasources.global] : []));
+    this.datasourceLists = new ListCache(opts.store, [...new Set(listed)]);
   }
 
   async get(p: Principal, d: KindDescriptor, project: string, name: string): Promise<Envelope> {
@@ -407,7 +413,7 @@ export class ResourceService {
    * asks for that no scope `p` may read has (src/resources/datasource-warnings.ts).
    */
   warnings(p: Principal, d: KindDescriptor, obj: Envelope): Promise<ErrorDetail[]> {
-    return datasourceWarnings({ store: this.opts.store, authorizer: this.opts.authorizer, plugins: this.opts.plugins }, p, d, obj);
+    return datasourceWarnings({ store: this.datasourceLists, authorizer: this.opts.authorizer, plugins: this.opts.plugins }, p, d, obj);
   }
 
   private async mayRead(p: Principal, d: KindDescriptor, project: string | undefined, name: string): Promise<boolean> {

@@ -3,7 +3,7 @@ import { tempDir } from '../../test/helpers/server.js';
 import { spyOn } from '../../test/helpers/store-spy.js';
 import { obj } from '../../test/store-contract.js';
 import { LevelStore } from './level-store.js';
-import { ReadCache } from './read-cache.js';
+import { ListCache, ReadCache } from './read-cache.js';
 import type { Envelope, ObjectKey, Store } from './store.js';
 
 describe('ReadCache', () => {
@@ -76,5 +76,75 @@ describe('ReadCache', () => {
     await cache.get(key); // evicted by s2, s3
     await cache.get({ ...key, name: 's3' });
     expect(reads).to.equal(1);
+  });
+});
+
+describe('ListCache', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let store: LevelStore;
+  let lists: number;
+  /** The real store, counting its lists; `beforeList` runs inside a list before it reads. */
+  let counted: Store;
+  let beforeList: (() => Promise<void>) | undefined;
+  const names = (items: Envelope[]) => items.map((o) => o.metadata.name);
+
+  beforeEach(async () => {
+    dir = tempDir();
+    store = new LevelStore(dir.path);
+    await store.open();
+    lists = 0;
+    beforeList = undefined;
+    counted = spyOn(store, 'list', async (list, q) => {
+      lists++;
+      await beforeList?.();
+      return list(q);
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    dir.remove();
+  });
+
+  it('lists a scope once, then serves it frozen until a write of that kind in that scope', async () => {
+    const cache = new ListCache(counted, ['Datasource', 'GlobalDatasource']);
+    await store.create(obj('Datasource', 'p', 'a'));
+    const first = await cache.list({ kind: 'Datasource', project: 'p' });
+    expect(names(first)).to.deep.equal(['a']);
+    expect(await cache.list({ kind: 'Datasource', project: 'p' })).to.equal(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0].metadata)).to.equal(true);
+    expect(lists).to.equal(1);
+    // another project, another kind: this scope is kept
+    await store.create(obj('Datasource', 'q', 'b'));
+    await store.create(obj('Dashboard', 'p', 'd'));
+    expect(await cache.list({ kind: 'Datasource', project: 'p' })).to.equal(first);
+    expect(lists).to.equal(1);
+    await store.create(obj('Datasource', 'p', 'c'));
+    expect(names(await cache.list({ kind: 'Datasource', project: 'p' }))).to.deep.equal(['a', 'c']);
+    await store.delete({ kind: 'Datasource', project: 'p', name: 'a' });
+    expect(names(await cache.list({ kind: 'Datasource', project: 'p' }))).to.deep.equal(['c']);
+    // the global scope is a scope of its own
+    await store.create(obj('GlobalDatasource', '', 'g'));
+    expect(names(await cache.list({ kind: 'GlobalDatasource' }))).to.deep.equal(['g']);
+    expect(names(await cache.list({ kind: 'GlobalDatasource' }))).to.deep.equal(['g']);
+    expect(lists).to.equal(4);
+  });
+
+  it('a list that a write overtakes is not kept; other kinds and partial lists go to the store', async () => {
+    const cache = new ListCache(counted, ['Datasource']);
+    await store.create(obj('Datasource', 'p', 'a'));
+    beforeList = async () => {
+      beforeList = undefined;
+      await store.create(obj('Datasource', 'p', 'b'));
+    };
+    expect(names(await cache.list({ kind: 'Datasource', project: 'p' }))).to.deep.equal(['a', 'b']);
+    expect(names(await cache.list({ kind: 'Datasource', project: 'p' }))).to.deep.equal(['a', 'b']);
+    expect(lists, 'the overtaken list was not kept').to.equal(2);
+    await cache.list({ kind: 'Datasource', project: 'p' });
+    expect(lists).to.equal(2);
+    await cache.list({ kind: 'Datasource', project: 'p', limit: 1 });
+    await cache.list({ kind: 'Datasource', project: 'p', namePrefix: 'a' });
+    await cache.list({ kind: 'Dashboard', project: 'p' });
+    await cache.list({ kind: 'Dashboard', project: 'p' });
+    expect(lists).to.equal(6);
   });
 });
