@@ -413,10 +413,7 @@ describe('LevelStore tombstones (a create of a new name reads no history)', () =
 
 describe('LevelStore metadata index', () => {
   it('loading a kind into the metadata index holds no write: creates and deletes made during the load end before it and are in it', async () => {
-    const dir = tempDir();
-    const store = new LevelStore(dir.path);
-    await store.open();
-    try {
+    await withStore(async (store) => {
       await store.create(obj('Project', '', 'p'));
       for (let i = 0; i < 20_000; i += 1_000)
         await Promise.all(
@@ -437,10 +434,7 @@ describe('LevelStore metadata index', () => {
       const names = (await store.list({ kind: 'Dashboard', project: 'p', metadataOnly: true })).map((o) => o.metadata.name);
       expect(names).to.deep.equal((await store.list({ kind: 'Dashboard', project: 'p' })).map((o) => o.metadata.name));
       expect(names).to.include('during').and.not.include('d00000');
-    } finally {
-      await store.close();
-      dir.remove();
-    }
+    });
   });
 });
 
