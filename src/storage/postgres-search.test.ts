@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
+import { sharedCluster, withClient } from '../../test/helpers/postgres.js';
 import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
@@ -23,15 +23,10 @@ async function names(store: Store, query: string): Promise<string[] | undefined>
 
 describe('PostgresStore search column and event log', () => {
   needsPrograms('postgresql');
-  let cluster: TestPostgres;
-  before(async function () {
-    this.timeout(120_000);
-    cluster = await sharedPostgres();
-  });
-  after(async () => cluster?.stop());
+  const shared = sharedCluster();
 
   it('rows written without the search column (before it, or by a store without it) are indexed in the background; until then the store answers no candidates', async () => {
-    const db = await cluster.createDatabase();
+    const db = await shared.cluster.createDatabase();
     const plain = new PostgresStore({ url: db.url });
     await plain.open();
     let store: PostgresStore | undefined;
@@ -59,7 +54,7 @@ describe('PostgresStore search column and event log', () => {
 
   it('the event log keeps the last event_log_size events; a smaller size set later trims the rest within 1,024 revisions', async function () {
     this.timeout(60_000);
-    const db = await cluster.createDatabase();
+    const db = await shared.cluster.createDatabase();
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     const logged = async () =>

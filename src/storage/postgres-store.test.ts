@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ApiError } from '../errors.js';
-import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
+import { sharedCluster, withClient } from '../../test/helpers/postgres.js';
 import { describeServiceContract } from '../../test/service-contract.js';
 import { creationScenario, describeStoreContract, obj, type StoreFixture } from '../../test/store-contract.js';
 import { SEARCH_KINDS } from '../../test/store-contract-search.js';
@@ -21,16 +21,11 @@ type StoreAndClient = (store: PostgresStore, c: pg.Client) => Promise<void>;
 
 describe('PostgresStore', () => {
   needsPrograms('postgresql');
-  let cluster: TestPostgres;
-  before(async function () {
-    this.timeout(120_000);
-    cluster = await sharedPostgres();
-  });
-  after(async () => cluster?.stop());
+  const shared = sharedCluster();
 
   /** A store on a new database. */
   const fixture = async (): Promise<StoreFixture> => {
-    const db = await cluster.createDatabase();
+    const db = await shared.cluster.createDatabase();
     let store = new PostgresStore({ url: db.url, searchKinds: SEARCH_KINDS });
     await store.open();
     const peers: PostgresStore[] = [];
@@ -60,7 +55,7 @@ describe('PostgresStore', () => {
 
   describe('PostgresStore specifics', () => {
     it('a since older than the retained event log is Gone; a retained one replays', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       const store = new PostgresStore({ url: db.url, eventLogSize: 3 });
       await store.open();
       try {
@@ -86,7 +81,7 @@ describe('PostgresStore', () => {
     });
 
     it('a second store on the same database sees the same data; migrations run once', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       const a = new PostgresStore({ url: db.url });
       const b = new PostgresStore({ url: db.url });
       await Promise.all([a.open(), b.open()]);
@@ -104,7 +99,7 @@ describe('PostgresStore', () => {
     });
 
     it('migration 2 gives a database of schema 1 the creation revisions its event log still holds (0 for older objects)', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       let store = new PostgresStore({ url: db.url, eventLogSize: 3 });
       await store.open();
       try {
@@ -130,7 +125,7 @@ describe('PostgresStore', () => {
     });
 
     it('migration 3 gives a database of schema 2 empty managers records and history entries of manager "unknown"', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       let store = new PostgresStore({ url: db.url });
       await store.open();
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
@@ -155,7 +150,7 @@ describe('PostgresStore', () => {
     });
 
     it('migration 5 turns a database of schema 4 (jsonb) into documents kept as written, the envelope back in kind, metadata, spec order', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       let store = new PostgresStore({ url: db.url });
       await store.open();
       const key = { kind: 'Dashboard', project: 'p', name: 'd' };
@@ -499,7 +494,7 @@ describe('PostgresStore', () => {
      */
     async function withStoreAndClient(...args: [fn: StoreAndClient] | [opts: { settings: string }, fn: StoreAndClient]): Promise<void> {
       const [opts, fn] = args.length === 1 ? [{}, args[0]] : args;
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       if ('settings' in opts) await c.query(`ALTER DATABASE ${new URL(db.url).pathname.slice(1)} ${opts.settings}`);
@@ -516,7 +511,7 @@ describe('PostgresStore', () => {
 
     /** Two stores (replicas) on a new database for `fn`, closed and the database dropped after. */
     async function withReplicas(fn: (a: PostgresStore, b: PostgresStore) => Promise<void>): Promise<void> {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       const a = new PostgresStore({ url: db.url });
       const b = new PostgresStore({ url: db.url });
       await a.open();
@@ -582,7 +577,7 @@ describe('PostgresStore', () => {
     });
 
     it('an unreachable or missing database gives a clear error naming it, never the password', async () => {
-      const missing = new PostgresStore({ url: cluster.url.replace(/\/[^/]+$/, '/nope').replace('postgres@', 'postgres:s3cret@') });
+      const missing = new PostgresStore({ url: shared.cluster.url.replace(/\/[^/]+$/, '/nope').replace('postgres@', 'postgres:s3cret@') });
       const m1 = await missing.open().then(
         () => '',
         (e: Error) => e.message,
@@ -602,7 +597,7 @@ describe('PostgresStore', () => {
     });
 
     it('a store whose database went away reports Unavailable', async () => {
-      const db = await cluster.createDatabase();
+      const db = await shared.cluster.createDatabase();
       const store = new PostgresStore({ url: db.url });
       await store.open();
       await store.close();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { sharedPostgres, type TestPostgres, withClient } from '../../test/helpers/postgres.js';
+import { sharedCluster, withClient } from '../../test/helpers/postgres.js';
 import { needsPrograms } from '../../test/helpers/programs.js';
 import { waitFor } from '../../test/helpers/wait.js';
 import { obj } from '../../test/store-contract.js';
@@ -28,15 +28,10 @@ async function createMany(store: PostgresStore, from: number, to: number): Promi
 
 describe('PostgreSQL upkeep: analyses and vacuums where autovacuum comes too late', () => {
   needsPrograms('postgresql');
-  let cluster: TestPostgres;
-  before(async function () {
-    this.timeout(120_000);
-    cluster = await sharedPostgres();
-  });
-  after(async () => cluster?.stop());
+  const shared = sharedCluster();
 
   it('a store analyses the objects table soon after 1,000 writes (a search is planned from statistics, not guesses)', async () => {
-    const db = await cluster.createDatabase();
+    const db = await shared.cluster.createDatabase();
     const logged: string[] = [];
     const store = new PostgresStore({ url: db.url, searchKinds: ['Project', 'Dashboard'], log: (_level, msg) => logged.push(msg) });
     await store.open();
@@ -55,7 +50,7 @@ describe('PostgreSQL upkeep: analyses and vacuums where autovacuum comes too lat
   });
 
   it('vacuums the event log once its trimmed rows pass the limit; another look finds nothing to do', async () => {
-    const db = await cluster.createDatabase();
+    const db = await shared.cluster.createDatabase();
     const store = new PostgresStore({ url: db.url, eventLogSize: 10 });
     await store.open();
     const pool = new PostgresPool('upkeep test');

@@ -161,6 +161,26 @@ export async function startPostgres(opts: { timeoutMs?: number } = {}): Promise<
 let shared: Promise<TestPostgres & { stopSync(): void }> | undefined;
 
 /**
+ * In a describe: the shared cluster (sharedPostgres) from its `before` (which may take up to two
+ * minutes, the first time in a process) to its `after`, which drops the databases made on it.
+ * The suite still calls needsPrograms('postgresql') itself, where the runner's note finds it.
+ */
+export function sharedCluster(): { readonly cluster: TestPostgres } {
+  let cluster: TestPostgres | undefined;
+  before(async function () {
+    this.timeout(120_000);
+    cluster = await sharedPostgres();
+  });
+  after(async () => cluster?.stop());
+  return {
+    get cluster() {
+      if (!cluster) throw new Error('sharedCluster: the suite has not started (use it inside a test)');
+      return cluster;
+    },
+  };
+}
+
+/**
  * A handle on the process's PostgreSQL cluster, for suites that only create databases on it
  * (`createDatabase`): started at the first call and stopped when the process exits, so a mocha
  * worker starts one cluster rather than one per file (1-5 s each). `url` is a new database of
